@@ -1,0 +1,1 @@
+"""HTTP API: FastAPI app, routers, auth, problem+json errors; serves the web page."""

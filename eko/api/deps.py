@@ -1,0 +1,103 @@
+"""FastAPI dependencies as Annotated aliases: services come from app.state, never from globals."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from eko.api.problems import Problem
+from eko.chat.service import ChatService
+from eko.config import Settings
+from eko.prompts.library import PromptLibrary
+from eko.store import rooms as room_repo
+from eko.store import users as user_repo
+from eko.store.db import Database
+from eko.store.models import Room, User
+from eko.wiring import Services
+
+_bearer = HTTPBearer(auto_error=False)
+
+
+def get_services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_settings(services: ServicesDep) -> Settings:
+    return services.settings
+
+
+def get_database(services: ServicesDep) -> Database:
+    return services.database
+
+
+def get_chat(services: ServicesDep) -> ChatService:
+    return services.chat
+
+
+def get_prompts(services: ServicesDep) -> PromptLibrary:
+    return services.prompts
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+DatabaseDep = Annotated[Database, Depends(get_database)]
+ChatDep = Annotated[ChatService, Depends(get_chat)]
+PromptsDep = Annotated[PromptLibrary, Depends(get_prompts)]
+
+
+async def get_session(database: DatabaseDep) -> AsyncIterator[AsyncSession]:
+    async with database.session() as session:
+        yield session
+
+
+SessionDep = Annotated[AsyncSession, Depends(get_session)]
+
+_UNAUTHORIZED = {"WWW-Authenticate": "Bearer"}
+
+
+async def current_user(
+    session: SessionDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> User:
+    if credentials is None or credentials.scheme.lower() != "bearer" or not credentials.credentials:
+        raise Problem(
+            401,
+            "missing-api-key",
+            "Missing API key",
+            "Send `Authorization: Bearer <key>`; create a key with `eko users create NAME`.",
+            headers=_UNAUTHORIZED,
+        )
+    user = await user_repo.get_by_api_key(session, api_key=credentials.credentials)
+    if user is None:
+        raise Problem(401, "invalid-api-key", "Invalid API key", headers=_UNAUTHORIZED)
+    return user
+
+
+CurrentUser = Annotated[User, Depends(current_user)]
+
+
+async def staff_user(user: CurrentUser) -> User:
+    if user.role != "staff":
+        raise Problem(403, "staff-only", "Staff only", "This route needs the staff role.")
+    return user
+
+
+StaffUser = Annotated[User, Depends(staff_user)]
+
+
+async def room_for_user(session: AsyncSession, *, room_id: str, user: User) -> Room:
+    """The room, if it exists and the user may see it. Another user's room is reported as not
+    found, so room ids cannot be probed."""
+    room = await room_repo.get_room(session, room_id=room_id)
+    if room is not None and (
+        user.role == "staff" or await room_repo.is_member(session, room_id=room.id, user_id=user.id)
+    ):
+        return room
+    raise Problem(404, "room-not-found", "Room not found", f"No room {room_id!r} for this user.")

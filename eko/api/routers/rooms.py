@@ -1,0 +1,171 @@
+"""Rooms and their messages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from eko.api.deps import (
+    ChatDep,
+    CurrentUser,
+    DatabaseDep,
+    PromptsDep,
+    SessionDep,
+    SettingsDep,
+    room_for_user,
+)
+from eko.api.problems import Problem
+from eko.api.schemas import (
+    ExchangeOut,
+    LLMCallOut,
+    MemberAdd,
+    MessageCreate,
+    MessageOut,
+    MessagePage,
+    RoomCreate,
+    RoomOut,
+)
+from eko.chat.service import EmptyMessage, MessageTooLong
+from eko.store import llm_calls as call_repo
+from eko.store import messages as message_repo
+from eko.store import rooms as room_repo
+from eko.store import users as user_repo
+from eko.store.models import Message, User
+
+router = APIRouter(prefix="/v1/rooms", tags=["rooms"])
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+async def create_room(
+    body: RoomCreate,
+    user: CurrentUser,
+    session: SessionDep,
+    settings: SettingsDep,
+    prompts: PromptsDep,
+) -> RoomOut:
+    persona = body.persona or settings.default_persona
+    if not prompts.has_persona(persona):
+        raise Problem(
+            422, "unknown-persona", "Unknown persona",
+            f"No persona {persona!r}; available: {', '.join(prompts.personas())}.",
+        )
+    name = body.name or (f"{user.display_name} & {settings.assistant_name}")
+    room = await room_repo.create_room(
+        session, kind=body.kind, name=name, persona=persona, created_by=user.id
+    )
+    return RoomOut.of(room)
+
+
+@router.get("")
+async def list_rooms(user: CurrentUser, session: SessionDep) -> list[RoomOut]:
+    rooms = await room_repo.list_rooms_for_user(session, user_id=user.id)
+    return [RoomOut.of(room) for room in rooms]
+
+
+@router.get("/{room_id}")
+async def get_room(room_id: str, user: CurrentUser, session: SessionDep) -> RoomOut:
+    return RoomOut.of(await room_for_user(session, room_id=room_id, user=user))
+
+
+@router.post("/{room_id}/members", status_code=status.HTTP_204_NO_CONTENT)
+async def add_member(
+    room_id: str, body: MemberAdd, user: CurrentUser, session: SessionDep
+) -> None:
+    room = await room_for_user(session, room_id=room_id, user=user)
+    if room.kind == "direct" and user.role != "staff":
+        raise Problem(403, "direct-room", "Direct room", "Only staff add members to a direct room.")
+    member = await user_repo.get_by_public_id(session, public_id=body.public_id)
+    if member is None:
+        raise Problem(404, "user-not-found", "User not found", f"No user {body.public_id!r}.")
+    await room_repo.add_member(session, room_id=room.id, user_id=member.id)
+
+
+@router.post("/{room_id}/messages", status_code=status.HTTP_201_CREATED)
+async def post_message(
+    room_id: str,
+    body: MessageCreate,
+    user: CurrentUser,
+    database: DatabaseDep,
+    chat: ChatDep,
+) -> ExchangeOut:
+    """Store the user's message, then return it with the assistant's reply (null in a lobby when
+    the assistant is not addressed)."""
+    async with database.session() as session:
+        room = await room_for_user(session, room_id=room_id, user=user)
+    try:
+        exchange = await chat.post(
+            user=user, room=room, content=body.content, client_message_id=body.client_message_id
+        )
+    except MessageTooLong as exc:
+        raise Problem(
+            413, "message-too-long", "Message too long", str(exc),
+            limit=exc.limit, length=exc.length,
+        ) from exc
+    except EmptyMessage as exc:
+        raise Problem(422, "empty-message", "Empty message", str(exc)) from exc
+    reply = exchange.assistant_message
+    return ExchangeOut(
+        user_message=MessageOut.of(exchange.user_message, sender_public_id=user.public_id),
+        assistant_message=MessageOut.of(reply) if reply is not None else None,
+        created=exchange.created,
+    )
+
+
+@router.get("/{room_id}/messages")
+async def list_messages(
+    room_id: str,
+    user: CurrentUser,
+    session: SessionDep,
+    settings: SettingsDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    before: Annotated[int | None, Query(ge=1, description="page of messages with seq < before")] = None,
+    after: Annotated[int | None, Query(ge=0, description="page of messages with seq > after")] = None,
+) -> MessagePage:
+    room = await room_for_user(session, room_id=room_id, user=user)
+    if before is not None and after is not None:
+        raise Problem(422, "bad-cursor", "Bad cursor", "Use either before or after, not both.")
+    limit = min(limit, settings.page_size_max)
+    page = await message_repo.list_messages(
+        session, room_id=room.id, limit=limit, before_seq=before, after_seq=after
+    )
+    senders = await _public_ids(session, page)
+    items = [
+        MessageOut.of(m, sender_public_id=senders.get(m.sender_id) if m.sender_id else None)
+        for m in page
+    ]
+    next_before = page[0].seq if page and page[0].seq > 1 and after is None else None
+    return MessagePage(items=items, next_before=next_before)
+
+
+@router.get("/{room_id}/llm-calls")
+async def list_llm_calls(
+    room_id: str,
+    user: CurrentUser,
+    session: SessionDep,
+    message_id: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> list[LLMCallOut]:
+    """Every model call made for this room (or for one message of it): provider, outcome, tokens."""
+    room = await room_for_user(session, room_id=room_id, user=user)
+    calls = await call_repo.list_calls(session, room_id=room.id, message_id=message_id, limit=limit)
+    return [
+        LLMCallOut(
+            id=c.id, purpose=c.purpose, provider=c.provider, model=c.model,
+            input_tokens=c.input_tokens, output_tokens=c.output_tokens,
+            duration_ms=c.duration_ms, outcome=c.outcome, error=c.error,
+            room_id=c.room_id, message_id=c.message_id, created_at=c.created_at,
+        )
+        for c in calls
+    ]
+
+
+async def _public_ids(session: AsyncSession, page: Sequence[Message]) -> dict[int, str]:
+    ids = {m.sender_id for m in page if m.sender_id is not None}
+    if not ids:
+        return {}
+    rows = await session.execute(select(User.id, User.public_id).where(User.id.in_(ids)))
+    return {row[0]: row[1] for row in rows}

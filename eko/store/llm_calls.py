@@ -1,0 +1,56 @@
+"""The llm_calls log: one row per model call. Implements the LLM runtime's CallRecorder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import structlog
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from eko.llm.types import LLMCallRecord
+from eko.store.db import Database
+from eko.store.models import LLMCall
+
+log = structlog.get_logger("eko.store")
+
+
+class DatabaseCallRecorder:
+    """Writes each call in its own short transaction, so a failed request still leaves its trace."""
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    async def record(self, call: LLMCallRecord) -> None:
+        async with self._database.session() as session:
+            session.add(
+                LLMCall(
+                    purpose=call.purpose,
+                    provider=call.provider,
+                    model=call.model,
+                    input_tokens=call.input_tokens,
+                    output_tokens=call.output_tokens,
+                    duration_ms=call.duration_ms,
+                    outcome=call.outcome,
+                    error=call.error,
+                    room_id=call.room_id,
+                    message_id=call.message_id,
+                    prompt=call.prompt,
+                )
+            )
+
+
+async def list_calls(
+    session: AsyncSession,
+    *,
+    message_id: str | None = None,
+    room_id: str | None = None,
+    limit: int = 100,
+) -> Sequence[LLMCall]:
+    query = select(LLMCall).order_by(LLMCall.id)
+    if message_id is not None:
+        query = query.where(LLMCall.message_id == message_id)
+    if room_id is not None:
+        query = query.where(LLMCall.room_id == room_id)
+    result = await session.execute(query.limit(limit))
+    return result.scalars().all()

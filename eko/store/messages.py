@@ -1,0 +1,132 @@
+"""Message repository. Messages are appended with a per-room sequence and an idempotency key."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from eko.store.db import Database
+from eko.store.models import Message, utcnow
+
+# Concurrent appends to one room race for the next seq; the loser retries with a fresh read.
+APPEND_ATTEMPTS = 8
+
+SessionHook = Callable[[AsyncSession, Message], Awaitable[None]]
+
+
+async def append_message(
+    database: Database,
+    *,
+    room_id: str,
+    role: str,
+    content: str,
+    dedupe_key: str,
+    sender_id: int | None = None,
+    type: str = "message",
+    reasoning: str | None = None,
+    tool_calls: list[dict[str, Any]] | None = None,
+    meta: dict[str, Any] | None = None,
+    reply_to_id: str | None = None,
+    created_at: datetime | None = None,
+    in_same_transaction: SessionHook | None = None,
+) -> tuple[Message, bool]:
+    """Store one message in its own transaction. Returns (message, created).
+
+    If a message with the same dedupe_key exists, it is returned with created=False and nothing
+    is written. `in_same_transaction` runs inside the insert's transaction (e.g. a quota count),
+    so both happen or neither does.
+    """
+    for attempt in range(APPEND_ATTEMPTS):
+        try:
+            async with database.session() as session:
+                existing = await get_by_dedupe_key(session, dedupe_key=dedupe_key)
+                if existing is not None:
+                    return existing, False
+                last = (
+                    await session.execute(
+                        select(Message.seq, Message.char_end)
+                        .where(Message.room_id == room_id)
+                        .order_by(Message.seq.desc())
+                        .limit(1)
+                    )
+                ).first()
+                seq, char_end = (last[0], last[1]) if last else (0, 0)
+                message = Message(
+                    room_id=room_id,
+                    seq=seq + 1,
+                    sender_id=sender_id,
+                    role=role,
+                    type=type,
+                    content=content,
+                    reasoning=reasoning,
+                    tool_calls=tool_calls,
+                    meta=meta or {},
+                    char_count=len(content),
+                    char_end=char_end + len(content),
+                    dedupe_key=dedupe_key,
+                    reply_to_id=reply_to_id,
+                    created_at=created_at or utcnow(),
+                )
+                session.add(message)
+                await session.flush()
+                if in_same_transaction is not None:
+                    await in_same_transaction(session, message)
+            return message, True
+        except (IntegrityError, OperationalError):
+            # A concurrent writer took this seq or this dedupe key (or held SQLite's lock):
+            # re-read and try again; the dedupe check above turns a duplicate into a no-op.
+            if attempt == APPEND_ATTEMPTS - 1:
+                raise
+            await asyncio.sleep(random.uniform(0.005, 0.03) * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+async def update_meta(session: AsyncSession, *, message_id: str, meta: dict[str, Any]) -> None:
+    message = await session.get(Message, message_id)
+    if message is not None:
+        message.meta = {**(message.meta or {}), **meta}
+
+
+async def get_message(session: AsyncSession, *, message_id: str) -> Message | None:
+    return await session.get(Message, message_id)
+
+
+async def get_by_dedupe_key(session: AsyncSession, *, dedupe_key: str) -> Message | None:
+    result = await session.execute(select(Message).where(Message.dedupe_key == dedupe_key))
+    return result.scalar_one_or_none()
+
+
+async def list_messages(
+    session: AsyncSession,
+    *,
+    room_id: str,
+    limit: int,
+    before_seq: int | None = None,
+    after_seq: int | None = None,
+) -> Sequence[Message]:
+    """One page in chronological order: the newest `limit` before `before_seq`, or the oldest
+    `limit` after `after_seq`."""
+    query = select(Message).where(Message.room_id == room_id)
+    if after_seq is not None:
+        query = query.where(Message.seq > after_seq).order_by(Message.seq.asc())
+        result = await session.execute(query.limit(limit))
+        return result.scalars().all()
+    if before_seq is not None:
+        query = query.where(Message.seq < before_seq)
+    result = await session.execute(query.order_by(Message.seq.desc()).limit(limit))
+    return list(reversed(result.scalars().all()))
+
+
+async def recent_messages(
+    session: AsyncSession, *, room_id: str, limit: int, up_to_seq: int | None = None
+) -> Sequence[Message]:
+    """The last `limit` messages of a room (up to and including `up_to_seq`), chronological."""
+    before = None if up_to_seq is None else up_to_seq + 1
+    return await list_messages(session, room_id=room_id, limit=limit, before_seq=before)

@@ -1,0 +1,1 @@
+"""Alembic migrations, the same numbered ones for SQLite and PostgreSQL."""

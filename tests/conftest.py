@@ -1,0 +1,81 @@
+"""Fixtures shared by the whole suite. Every test that takes `database` runs on SQLite AND PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from sqlalchemy import text
+
+from eko.store.db import Database
+from eko.store.migrate import upgrade
+from eko.store.models import Base
+from tests import pg
+
+BACKENDS = ["sqlite", "postgres"]
+T = TypeVar("T")
+
+
+def run_isolated(coro: Coroutine[Any, Any, T]) -> T:
+    """Run set-up coroutines on a private loop in a thread: safe from sync fixtures, whatever
+    loop pytest-asyncio has running."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+async def _migrate(url: str) -> None:
+    database = Database(url)
+    try:
+        await upgrade(database)
+    finally:
+        await database.dispose()
+
+
+async def _truncate(url: str) -> None:
+    database = Database(url)
+    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+    try:
+        async with database.engine.begin() as conn:
+            await conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    finally:
+        await database.dispose()
+
+
+@pytest.fixture(scope="session")
+def pg_database_url() -> Iterator[str]:
+    """One migrated throwaway database in a PostgreSQL+pgvector server, for the whole session."""
+    with pg.server_url() as server:
+        url = run_isolated(pg.create_database(server))
+        run_isolated(_migrate(url))
+        yield url
+        run_isolated(pg.drop_database(server, url))
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """A migrated, empty database on the current backend."""
+    if backend == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path / 'eko.db'}"
+        run_isolated(_migrate(url))
+        return url
+    url = str(request.getfixturevalue("pg_database_url"))
+    run_isolated(_truncate(url))
+    return url
+
+
+@pytest.fixture
+async def database(database_url: str) -> AsyncIterator[Database]:
+    db = Database(database_url)
+    try:
+        yield db
+    finally:
+        await db.dispose()

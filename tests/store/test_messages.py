@@ -1,0 +1,67 @@
+"""Appending messages: per-room order, character offsets, idempotency under concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+
+from eko.store import messages as message_repo
+from eko.store import rooms as room_repo
+from eko.store import users as user_repo
+from eko.store.db import Database
+
+
+async def _room(database: Database) -> tuple[int, str]:
+    async with database.session() as session:
+        user, _ = await user_repo.create_user(session, display_name="u")
+        room = await room_repo.create_room(
+            session, kind="direct", name="r", persona="eko", created_by=user.id
+        )
+        return user.id, room.id
+
+
+async def test_concurrent_appends_get_unique_ordered_seqs(database: Database) -> None:
+    user_id, room_id = await _room(database)
+    texts = [f"message {i:02d}" for i in range(12)]
+    await asyncio.gather(*(
+        message_repo.append_message(database, room_id=room_id, role="user", content=t,
+                                    sender_id=user_id, dedupe_key=f"k{i}")
+        for i, t in enumerate(texts)
+    ))
+    async with database.session() as session:
+        stored = await message_repo.list_messages(session, room_id=room_id, limit=100)
+    assert [m.seq for m in stored] == list(range(1, 13))
+    assert sorted(m.content for m in stored) == texts
+    # char_end is the running total of characters in seq order.
+    running = 0
+    for message in stored:
+        running += message.char_count
+        assert message.char_end == running
+
+
+async def test_concurrent_duplicates_store_one_row(database: Database) -> None:
+    user_id, room_id = await _room(database)
+    results = await asyncio.gather(*(
+        message_repo.append_message(database, room_id=room_id, role="assistant",
+                                    content="same", dedupe_key="reply:x")
+        for _ in range(6)
+    ))
+    assert len({message.id for message, _ in results}) == 1
+    assert sum(created for _, created in results) == 1
+    async with database.session() as session:
+        stored = await message_repo.list_messages(session, room_id=room_id, limit=100)
+    assert len(stored) == 1
+
+
+async def test_failed_side_effect_rolls_back_the_message(database: Database) -> None:
+    user_id, room_id = await _room(database)
+
+    async def boom(session: object, message: object) -> None:
+        raise RuntimeError("side effect failed")
+
+    try:
+        await message_repo.append_message(database, room_id=room_id, role="user", content="x",
+                                          dedupe_key="k", in_same_transaction=boom)
+    except RuntimeError:
+        pass
+    async with database.session() as session:
+        assert await message_repo.list_messages(session, room_id=room_id, limit=10) == []
