@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from eko.chat.background import BackgroundTasks
 from eko.chat.reply import ReplyWriter
 from eko.chat.service import ChatService
 from eko.config import Settings
@@ -31,8 +32,10 @@ class Services:
     embedder: Embedder
     vectors: VectorIndex
     chat: ChatService
+    background: BackgroundTasks
 
     async def aclose(self) -> None:
+        await self.background.drain()
         for provider in self.providers:
             await provider.aclose()
         await self.database.dispose()
@@ -58,6 +61,8 @@ def build_services(
     )
     embedder = embedder or build_embedder(settings)
     writer = ReplyWriter(database=database, runtime=runtime, prompts=prompts, settings=settings)
+    background = BackgroundTasks()
+    chat = ChatService(database=database, writer=writer, settings=settings, background=background)
     return Services(
         settings=settings,
         database=database,
@@ -66,5 +71,6 @@ def build_services(
         runtime=runtime,
         embedder=embedder,
         vectors=build_vector_index(database, settings),
-        chat=ChatService(database=database, writer=writer, settings=settings),
+        chat=chat,
+        background=background,
     )

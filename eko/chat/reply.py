@@ -1,7 +1,6 @@
-"""The simple reply path: persona prompt + recent turns -> LLM runtime -> stored assistant message.
+"""The simple reply path: persona prompt + recent turns -> LLM runtime -> a Draft.
 
-The chat engine (orchestrator, plan, executor) replaces these insides; the contract stays:
-given a stored user message, store exactly one assistant message and return it.
+The chat engine (orchestrator, plan, executor) is another Writer with the same contract.
 """
 
 from __future__ import annotations
@@ -15,20 +14,19 @@ from eko.chat.text import cap_answer
 from eko.config import Settings
 from eko.llm.errors import LLMError
 from eko.llm.runtime import LLMRuntime
+from eko.chat.pipeline import Draft, Turn
 from eko.llm.types import ChatMessage, Completion
 from eko.prompts.library import PromptLibrary
 from eko.store import messages as message_repo
 from eko.store.db import Database
-from eko.store.models import Message, Room, User
+from eko.store.models import User
 
 log = structlog.get_logger("eko.chat")
 
 
-def reply_dedupe_key(user_message_id: str) -> str:
-    return f"reply:{user_message_id}"
-
-
 class ReplyWriter:
+    """The simple Writer: persona + recent turns -> one model call -> a bounded Draft."""
+
     def __init__(
         self,
         *,
@@ -42,56 +40,41 @@ class ReplyWriter:
         self._prompts = prompts
         self._settings = settings
 
-    async def reply(self, *, room: Room, user_message: Message) -> Message:
-        """Store (once) and return the assistant's reply to `user_message`."""
-        dedupe_key = reply_dedupe_key(user_message.id)
+    async def write(self, turn: Turn) -> Draft:
         async with self._database.session() as session:
-            existing = await message_repo.get_by_dedupe_key(session, dedupe_key=dedupe_key)
-            if existing is not None:
-                return existing
             history = await message_repo.recent_messages(
                 session,
-                room_id=room.id,
+                room_id=turn.room.id,
                 limit=self._settings.recent_turns,
-                up_to_seq=user_message.seq,
+                up_to_seq=turn.user_message.seq,
             )
             names = await _sender_names(session, history)
-
-        prompt = [ChatMessage("system", self._prompts.persona(room.persona))]
+        prompt = [ChatMessage("system", self._prompts.persona(turn.room.persona))]
         prompt += _turns(history, names, self._settings)
-        text, meta = await self._generate(prompt, room=room, user_message=user_message)
-        message, _created = await message_repo.append_message(
-            self._database,
-            room_id=room.id,
-            role="assistant",
-            content=text,
-            dedupe_key=dedupe_key,
-            reply_to_id=user_message.id,
-            meta=meta,
-        )
-        return message
-
-    async def _generate(
-        self, prompt: list[ChatMessage], *, room: Room, user_message: Message
-    ) -> tuple[str, dict[str, Any]]:
         try:
             completion = await self._runtime.complete(
-                prompt, purpose="reply", room_id=room.id, message_id=user_message.id
+                prompt, purpose="reply", room_id=turn.room.id, message_id=turn.user_message.id
             )
         except LLMError as exc:
             log.warning("chat.reply.fallback", reason="llm_error", error=str(exc))
-            return self._fallback_text(), {"fallback": "llm_error", "error": str(exc)[:500]}
+            return fallback_draft(self._prompts, "llm_error", error=str(exc)[:500])
         text = cap_answer(completion.text)
         if not text:
             log.warning("chat.reply.fallback", reason="empty_answer")
-            return self._fallback_text(), {"fallback": "empty_answer", **_provenance(completion)}
-        return text, _provenance(completion)
-
-    def _fallback_text(self) -> str:
-        return self._prompts.text("system/fallback_answer.md")
+            return fallback_draft(self._prompts, "empty_answer", **provenance(completion))
+        return Draft(content=text, meta=provenance(completion))
 
 
-def _provenance(completion: Completion[Any]) -> dict[str, Any]:
+def fallback_draft(prompts: PromptLibrary, reason: str, **meta: Any) -> Draft:
+    """The safe answer when no model could write one; the reason goes to metadata."""
+    return Draft(
+        content=prompts.text("system/fallback_answer.md"),
+        type="fallback",
+        meta={"fallback": reason, **meta},
+    )
+
+
+def provenance(completion: Completion[Any]) -> dict[str, Any]:
     return {
         "provider": completion.provider,
         "model": completion.model,

@@ -1,18 +1,23 @@
-"""Entry of the message pipeline: store the user message first, then decide and write a reply."""
+"""Entry of the message pipeline: store the user message first, then answer through the stages."""
 
 from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.chat.reply import ReplyWriter
+from eko.chat.background import BackgroundTasks
+from eko.chat.pipeline import AfterReply, Draft, ShortCircuit, Turn, Writer
 from eko.config import Settings
 from eko.store import messages as message_repo
 from eko.store.db import Database
 from eko.store.models import Message, Room, User
+
+log = structlog.get_logger("eko.chat")
 
 
 class MessageTooLong(ValueError):
@@ -34,11 +39,27 @@ class Exchange:
     created: bool
 
 
+def reply_dedupe_key(user_message_id: str) -> str:
+    return f"reply:{user_message_id}"
+
+
 class ChatService:
-    def __init__(self, *, database: Database, writer: ReplyWriter, settings: Settings) -> None:
+    def __init__(
+        self,
+        *,
+        database: Database,
+        writer: Writer,
+        settings: Settings,
+        short_circuits: Sequence[ShortCircuit] = (),
+        after_reply: Sequence[AfterReply] = (),
+        background: BackgroundTasks | None = None,
+    ) -> None:
         self._database = database
-        self._writer = writer
+        self.writer = writer
         self._settings = settings
+        self.short_circuits = list(short_circuits)
+        self.after_reply = list(after_reply)
+        self.background = background or BackgroundTasks()
         name = re.escape(settings.assistant_name)
         self._mention = re.compile(rf"(?<![\w@])@?{name}\b", re.IGNORECASE)
 
@@ -53,32 +74,23 @@ class ChatService:
     async def post(
         self, *, user: User, room: Room, content: str, client_message_id: str | None = None
     ) -> Exchange:
-        """Validate, store the user message (and count it against the quota), then reply."""
+        """Validate, store the user message (counted against the quota), then answer it."""
         text = self.validate(content)
-        dedupe_key = (
-            f"user:{room.id}:{user.id}:{client_message_id}"
-            if client_message_id
-            else f"user:{room.id}:{user.id}:{uuid.uuid4().hex}"
-        )
-
-        async def count_quota(session: AsyncSession, _message: Message) -> None:
-            # The free quota counts a user's messages for life; never reset.
-            stored = await session.get(User, user.id)
-            if stored is not None:
-                stored.free_quota_used += 1
-
+        token = client_message_id or uuid.uuid4().hex
         user_message, created = await message_repo.append_message(
             self._database,
             room_id=room.id,
             role="user",
             content=text,
             sender_id=user.id,
-            dedupe_key=dedupe_key,
-            in_same_transaction=count_quota,
+            dedupe_key=f"user:{room.id}:{user.id}:{token}",
+            in_same_transaction=_count_quota,
         )
         assistant_message = None
         if self.should_answer(room, text):
-            assistant_message = await self._writer.reply(room=room, user_message=user_message)
+            assistant_message = await self.answer(
+                Turn(user=user, room=room, user_message=user_message)
+            )
         return Exchange(user_message, assistant_message, created)
 
     def should_answer(self, room: Room, text: str) -> bool:
@@ -87,3 +99,50 @@ class ChatService:
             return True
         return bool(self._mention.search(text))
 
+    async def answer(self, turn: Turn) -> Message:
+        """Store (once) and return the assistant's answer to a stored user message."""
+        dedupe_key = reply_dedupe_key(turn.user_message.id)
+        async with self._database.session() as session:
+            existing = await message_repo.get_by_dedupe_key(session, dedupe_key=dedupe_key)
+        if existing is not None:
+            return existing
+        draft = await self._draft(turn)
+        reply, created = await message_repo.append_message(
+            self._database,
+            room_id=turn.room.id,
+            role="assistant",
+            type=draft.type,
+            content=draft.content,
+            reasoning=draft.reasoning,
+            tool_calls=draft.tool_calls,
+            meta=draft.meta,
+            dedupe_key=dedupe_key,
+            reply_to_id=turn.user_message.id,
+        )
+        if created:
+            for hook in self.after_reply:
+                self.background.spawn(hook.name, _bind(hook, turn, reply))
+        return reply
+
+    async def _draft(self, turn: Turn) -> Draft:
+        for stage in self.short_circuits:
+            draft = await stage.respond(turn)
+            if draft is not None:
+                draft.meta.setdefault("answered_by", stage.name)
+                return draft
+        return await self.writer.write(turn)
+
+
+async def _count_quota(session: AsyncSession, message: Message) -> None:
+    # The free quota counts a user's messages for life; never reset.
+    if message.sender_id is not None:
+        stored = await session.get(User, message.sender_id)
+        if stored is not None:
+            stored.free_quota_used += 1
+
+
+def _bind(hook: AfterReply, turn: Turn, reply: Message) -> Callable[[], Awaitable[None]]:
+    async def run() -> None:
+        await hook.after(turn, reply)
+
+    return run

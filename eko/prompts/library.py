@@ -1,4 +1,8 @@
-"""Reads prompt and persona files from a directory (the packaged one by default)."""
+"""Reads prompt and persona files from a directory (the packaged one by default).
+
+A persona is a `.luciform`: an XML document, symbols included, sent to the model as is to give
+the assistant its character in final answers.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from pathlib import Path
 
 PACKAGED_PROMPTS = Path(__file__).parent
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+PERSONA_SUFFIX = ".luciform"
 
 
 class UnknownPersona(ValueError):
@@ -22,15 +27,15 @@ class PromptLibrary:
         return _read(self.root / relative_path)
 
     def personas(self) -> list[str]:
-        return sorted(p.stem for p in (self.root / "personas").glob("*.md"))
+        return sorted(p.stem for p in (self.root / "personas").glob(f"*{PERSONA_SUFFIX}"))
 
     def has_persona(self, name: str) -> bool:
-        return bool(_NAME.match(name)) and (self.root / "personas" / f"{name}.md").is_file()
+        return bool(_NAME.match(name)) and (self.root / "personas" / f"{name}{PERSONA_SUFFIX}").is_file()
 
     def persona(self, name: str) -> str:
         if not self.has_persona(name):
             raise UnknownPersona(f"unknown persona {name!r}; available: {', '.join(self.personas())}")
-        return self.text(f"personas/{name}.md")
+        return self.text(f"personas/{name}{PERSONA_SUFFIX}")
 
 
 @cache

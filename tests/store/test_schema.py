@@ -10,7 +10,7 @@ from sqlalchemy import inspect
 
 from eko.store.db import Database
 from eko.store.migrate import current_revision, head_revision, is_up_to_date, upgrade
-from eko.store.models import Base
+from eko.store.schema import Base
 
 
 async def test_migrated_database_matches_models(database: Database) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from eko.store.models import Base
+from eko.store.schema import Base
 
 config = context.config
 connection = config.attributes.get("connection")
