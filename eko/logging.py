@@ -1,4 +1,4 @@
-"""structlog configured for JSON lines on stderr (with the logger name), at the level from config."""
+"""structlog: JSON lines on stderr with the logger name, at the level from config."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fixtures shared by the whole suite. Every test that takes `database` runs on SQLite AND PostgreSQL."""
+"""Shared fixtures. Every test that takes `database` runs on SQLite AND on PostgreSQL."""
 
 from __future__ import annotations
 

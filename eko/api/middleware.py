@@ -47,7 +47,7 @@ class _BodyTooLarge(Exception):
 
 
 class BodyLimitMiddleware:
-    """Rejects bodies over `max_bytes` with 413 before any handler reads them (also chunked ones)."""
+    """Rejects bodies over `max_bytes` with 413 before a handler reads them (chunked too)."""
 
     def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
         self.app = app

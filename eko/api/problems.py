@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import structlog
@@ -45,7 +46,7 @@ def problem_response(
     detail: str | None = None,
     *,
     instance: str | None = None,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
     **extra: Any,
 ) -> JSONResponse:
     body: dict[str, Any] = {"type": TYPE_PREFIX + kind, "title": title, "status": status}

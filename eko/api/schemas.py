@@ -61,7 +61,10 @@ class RoomOut(BaseModel):
     @classmethod
     def of(cls, room: Room) -> RoomOut:
         return cls(
-            id=room.id, kind=room.kind, name=room.name, persona=room.persona,
+            id=room.id,
+            kind=room.kind,
+            name=room.name,
+            persona=room.persona,
             created_at=room.created_at,
         )
 

@@ -10,11 +10,11 @@ from typing import Any
 import structlog
 from sqlalchemy import select
 
+from eko.chat.pipeline import Draft, Turn
 from eko.chat.text import cap_answer
 from eko.config import Settings
 from eko.llm.errors import LLMError
 from eko.llm.runtime import LLMRuntime
-from eko.chat.pipeline import Draft, Turn
 from eko.llm.types import ChatMessage, Completion
 from eko.prompts.library import PromptLibrary
 from eko.store import messages as message_repo

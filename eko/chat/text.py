@@ -7,7 +7,7 @@ ELLIPSIS = "…"
 
 
 def cap_answer(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str:
-    """Anti-wall-of-text: cut at max_chars, on a word boundary when one is near, with an ellipsis."""
+    """Anti-wall-of-text: cut at max_chars (on a word boundary when one is near) + ellipsis."""
     text = text.strip()
     if len(text) <= max_chars:
         return text

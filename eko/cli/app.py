@@ -7,7 +7,9 @@ import typer
 from eko.cli import bench, chat, db, doctor, serve, users
 
 app = typer.Typer(
-    name="eko", help="Eko, a self-hostable assistant server.", no_args_is_help=True,
+    name="eko",
+    help="Eko, a self-hostable assistant server.",
+    no_args_is_help=True,
     add_completion=False,
 )
 app.command("serve")(serve.serve)

@@ -10,13 +10,17 @@ import typer
 from eko.cli.common import console, fail, load_settings, run
 from eko.logging import configure_logging
 
-app = typer.Typer(help="Benchmarks (speed, memory, quality); each prints a table.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Benchmarks (speed, memory, quality); each prints a table.", no_args_is_help=True
+)
 
 _SUITES = {
     "llm": ("bench.bench_llm", "local model tokens/s, plain and JSON-grammar"),
     "embed": ("bench.bench_embed", "embedder sentences/s"),
-    "vectors": ("bench.bench_vectors", "vector search p50/p95 at 10k/100k on SQLite and PostgreSQL"),
+    "vectors": (
+        "bench.bench_vectors",
+        "vector search p50/p95 at 10k/100k on SQLite and PostgreSQL",
+    ),
 }
 
 
@@ -25,8 +29,10 @@ def _runner(name: str) -> None:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        fail(f"benchmark {name!r} is not available: {exc}",
-             fix="run from a source checkout installed with `pip install -e .`")
+        fail(
+            f"benchmark {name!r} is not available: {exc}",
+            fix="run from a source checkout installed with `pip install -e .`",
+        )
     settings = load_settings()
     configure_logging("WARNING")
     run(module.run(settings=settings, console=console))

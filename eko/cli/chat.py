@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Annotated, Any, Protocol
 
@@ -53,7 +54,8 @@ class LocalSession:
             user = await user_repo.get_by_name(session, display_name=user_name)
             if user is None:
                 user, _ = await user_repo.create_user(
-                    session, display_name=user_name,
+                    session,
+                    display_name=user_name,
                     free_quota_limit=settings.default_free_quota_limit,
                 )
             if room_id:
@@ -67,10 +69,15 @@ class LocalSession:
                 chosen = persona or settings.default_persona
                 if not services.prompts.has_persona(chosen):
                     await services.aclose()
-                    fail(f"unknown persona {chosen!r}",
-                         fix=f"one of: {', '.join(services.prompts.personas())}")
+                    fail(
+                        f"unknown persona {chosen!r}",
+                        fix=f"one of: {', '.join(services.prompts.personas())}",
+                    )
                 room = await room_repo.create_room(
-                    session, kind="direct", name=f"{user_name} (terminal)", persona=chosen,
+                    session,
+                    kind="direct",
+                    name=f"{user_name} (terminal)",
+                    persona=chosen,
                     created_by=user.id,
                 )
         return cls(services, user, room)
@@ -83,8 +90,9 @@ class RemoteSession:
         self.client, self.room_id = client, room_id
 
     async def send(self, text: str) -> dict[str, Any] | None:
-        response = await self.client.post(f"/v1/rooms/{self.room_id}/messages",
-                                          json={"content": text})
+        response = await self.client.post(
+            f"/v1/rooms/{self.room_id}/messages", json={"content": text}
+        )
         body = response.json()
         if response.status_code >= 400:
             raise RuntimeError(body.get("detail") or body.get("title"))
@@ -98,8 +106,9 @@ class RemoteSession:
     async def open(
         cls, url: str, *, key: str, room_id: str | None, persona: str | None
     ) -> RemoteSession:
-        client = httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {key}"},
-                                   timeout=300)
+        client = httpx.AsyncClient(
+            base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=300
+        )
         try:
             if not room_id:
                 body: dict[str, Any] = {"kind": "direct"}
@@ -115,7 +124,10 @@ class RemoteSession:
                     raise RuntimeError(response.json().get("detail") or response.text)
         except (httpx.HTTPError, RuntimeError) as exc:
             await client.aclose()
-            fail(f"cannot open a room on {url}: {exc}", fix="is `eko serve` running? is the key right?")
+            fail(
+                f"cannot open a room on {url}: {exc}",
+                fix="is `eko serve` running? is the key right?",
+            )
         return cls(client, room_id)
 
 
@@ -125,7 +137,10 @@ async def _loop(session: ChatSession) -> None:
     try:
         while True:
             try:
-                text = console.input("[bold blue]you>[/] ") if interactive else input()
+                # Reading stdin blocks: do it in a thread so the event loop stays free.
+                text = await asyncio.to_thread(
+                    (lambda: console.input("[bold blue]you>[/] ")) if interactive else input
+                )
             except EOFError:
                 break
             text = text.strip()
@@ -153,10 +168,14 @@ async def _loop(session: ChatSession) -> None:
 
 def chat(
     user: Annotated[str, typer.Option(help="Local user name (created if missing).")] = "local",
-    room: Annotated[str | None, typer.Option(help="Continue this room instead of a new one.")] = None,
+    room: Annotated[
+        str | None, typer.Option(help="Continue this room instead of a new one.")
+    ] = None,
     persona: Annotated[str | None, typer.Option(help="Persona of a new room.")] = None,
     server: Annotated[str | None, typer.Option(help="URL of a running eko serve.")] = None,
-    key: Annotated[str | None, typer.Option(envvar="EKO_API_KEY", help="API key for --server.")] = None,
+    key: Annotated[
+        str | None, typer.Option(envvar="EKO_API_KEY", help="API key for --server.")
+    ] = None,
 ) -> None:
     """Chat with Eko in a direct room from the terminal."""
     settings = load_settings()
@@ -169,8 +188,9 @@ def chat(
                 fail("--server needs an API key", fix="pass --key or set EKO_API_KEY")
             session = await RemoteSession.open(server, key=key, room_id=room, persona=persona)
         else:
-            session = await LocalSession.open(settings, user_name=user, room_id=room,
-                                              persona=persona)
+            session = await LocalSession.open(
+                settings, user_name=user, room_id=room, persona=persona
+            )
         await _loop(session)
 
     run(go())

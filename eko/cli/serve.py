@@ -15,8 +15,8 @@ from eko.logging import configure_logging
 
 PROVIDER_HINT = (
     "To answer with a real model, set one line, e.g.\n"
-    "  EKO_LLM_PROVIDERS='[{\"kind\":\"openai\",\"base_url\":\"https://api.openai.com/v1\","
-    "\"model\":\"gpt-4o-mini\",\"api_key\":\"sk-...\"},{\"kind\":\"local\"}]'\n"
+    '  EKO_LLM_PROVIDERS=\'[{"kind":"openai","base_url":"https://api.openai.com/v1",'
+    '"model":"gpt-4o-mini","api_key":"sk-..."},{"kind":"local"}]\'\n'
     "(any OpenAI-compatible endpoint: DeepSeek, Mistral, Groq, vLLM, Ollama, llama.cpp server)"
 )
 
@@ -31,7 +31,9 @@ def banner(settings: Settings) -> Panel:
             path = settings.local_model_path or "bundled Gemma 3 270M base (GGUF, llama.cpp, CPU)"
             lines.append(f"model ({role}): local {path}")
         else:
-            lines.append(f"model ({role}): {provider.label} {provider.model} at {provider.base_url}")
+            lines.append(
+                f"model ({role}): {provider.label} {provider.model} at {provider.base_url}"
+            )
     lines.append(f"embedder: {settings.embedder}")
     if all(p.kind == "local" for p in settings.llm_providers):
         lines.append(

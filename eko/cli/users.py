@@ -69,8 +69,14 @@ def list_users() -> None:
         try:
             async with database.session() as session:
                 return [
-                    (u.public_id, u.display_name, u.role, u.is_pro, u.free_quota_used,
-                     u.free_quota_limit)
+                    (
+                        u.public_id,
+                        u.display_name,
+                        u.role,
+                        u.is_pro,
+                        u.free_quota_used,
+                        u.free_quota_limit,
+                    )
                     for u in await user_repo.list_users(session)
                 ]
         finally:

@@ -24,14 +24,17 @@ class Harness:
     services: Services
     settings: Settings
 
-    async def user(self, name: str = "alice", *, role: str = "member") -> tuple[str, dict[str, str]]:
+    async def user(
+        self, name: str = "alice", *, role: str = "member"
+    ) -> tuple[str, dict[str, str]]:
         async with self.services.database.session() as session:
             user, key = await user_repo.create_user(session, display_name=name, role=role)
             return user.public_id, {"Authorization": f"Bearer {key}"}
 
     async def direct_room(self, headers: dict[str, str], **body: str) -> str:
-        response = await self.client.post("/v1/rooms", json={"kind": "direct", **body},
-                                          headers=headers)
+        response = await self.client.post(
+            "/v1/rooms", json={"kind": "direct", **body}, headers=headers
+        )
         assert response.status_code == 201, response.text
         room_id: str = response.json()["id"]
         return room_id

@@ -32,8 +32,9 @@ async def test_post_message_stores_both_and_returns_reply(make_harness: Any) -> 
     async with make_harness() as h:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
-        response = await h.client.post(f"/v1/rooms/{room_id}/messages",
-                                       json={"content": "Salut !"}, headers=headers)
+        response = await h.client.post(
+            f"/v1/rooms/{room_id}/messages", json={"content": "Salut !"}, headers=headers
+        )
         assert response.status_code == 201, response.text
         body = response.json()
         assert body["user_message"]["content"] == "Salut !"
@@ -56,12 +57,15 @@ async def test_history_reaches_the_model_in_order(make_harness: Any) -> None:
         _, headers = await h.user("bob")
         room_id = await h.direct_room(headers, persona="lisa")
         for text in ("un", "deux"):
-            await h.client.post(f"/v1/rooms/{room_id}/messages", json={"content": text},
-                                headers=headers)
+            await h.client.post(
+                f"/v1/rooms/{room_id}/messages", json={"content": text}, headers=headers
+            )
     last = model.requests[-1].messages
     assert last[0].role == "system" and "Lisa" in last[0].content
     assert [(m.role, m.content) for m in last[1:]] == [
-        ("user", "un"), ("assistant", "seen 2"), ("user", "deux"),
+        ("user", "un"),
+        ("assistant", "seen 2"),
+        ("user", "deux"),
     ]
     assert last[1].name == "bob"
 
@@ -71,34 +75,45 @@ async def test_fallback_when_first_provider_refuses_connection(make_harness: Any
         raise httpx.ConnectError("connection refused", request=request)
 
     down = OpenAICompatProvider(
-        name="primary", base_url="http://127.0.0.1:9/v1", model="m",
+        name="primary",
+        base_url="http://127.0.0.1:9/v1",
+        model="m",
         transport=httpx.MockTransport(refuse),
     )
     backup = FunctionModel.constant("from the fallback", name="backup")
     async with make_harness(providers=[down, backup]) as h:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
-        body = (await h.client.post(f"/v1/rooms/{room_id}/messages", json={"content": "hi"},
-                                    headers=headers)).json()
+        body = (
+            await h.client.post(
+                f"/v1/rooms/{room_id}/messages", json={"content": "hi"}, headers=headers
+            )
+        ).json()
         assert body["assistant_message"]["content"] == "from the fallback"
         assert body["assistant_message"]["metadata"]["fallback_used"] is True
         calls = (await h.client.get(f"/v1/rooms/{room_id}/llm-calls", headers=headers)).json()
     assert [(c["provider"], c["outcome"]) for c in calls] == [
-        ("primary", "error"), ("backup", "fallback"),
+        ("primary", "error"),
+        ("backup", "fallback"),
     ]
 
 
 async def test_fallback_when_first_provider_returns_garbage(make_harness: Any) -> None:
     garbage = OpenAICompatProvider(
-        name="primary", base_url="http://llm.test/v1", model="m",
+        name="primary",
+        base_url="http://llm.test/v1",
+        model="m",
         transport=httpx.MockTransport(lambda r: httpx.Response(200, text="<html>oops")),
     )
     backup = FunctionModel.constant("clean answer", name="backup")
     async with make_harness(providers=[garbage, backup]) as h:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
-        body = (await h.client.post(f"/v1/rooms/{room_id}/messages", json={"content": "hi"},
-                                    headers=headers)).json()
+        body = (
+            await h.client.post(
+                f"/v1/rooms/{room_id}/messages", json={"content": "hi"}, headers=headers
+            )
+        ).json()
         assert body["assistant_message"]["content"] == "clean answer"
         assert await _count(h, LLMCall) == 2
 
@@ -108,8 +123,9 @@ async def test_all_providers_down_gives_safe_answer(make_harness: Any) -> None:
     async with make_harness(providers=[down]) as h:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
-        response = await h.client.post(f"/v1/rooms/{room_id}/messages", json={"content": "hi"},
-                                       headers=headers)
+        response = await h.client.post(
+            f"/v1/rooms/{room_id}/messages", json={"content": "hi"}, headers=headers
+        )
     assert response.status_code == 201
     reply = response.json()["assistant_message"]
     assert reply["content"].strip()
@@ -122,10 +138,12 @@ async def test_same_client_message_id_is_stored_once(make_harness: Any) -> None:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
         payload = {"content": "hello", "client_message_id": "c-1"}
-        first = (await h.client.post(f"/v1/rooms/{room_id}/messages", json=payload,
-                                     headers=headers)).json()
-        second = (await h.client.post(f"/v1/rooms/{room_id}/messages", json=payload,
-                                      headers=headers)).json()
+        first = (
+            await h.client.post(f"/v1/rooms/{room_id}/messages", json=payload, headers=headers)
+        ).json()
+        second = (
+            await h.client.post(f"/v1/rooms/{room_id}/messages", json=payload, headers=headers)
+        ).json()
         assert second["created"] is False
         assert second["user_message"]["id"] == first["user_message"]["id"]
         assert second["assistant_message"]["id"] == first["assistant_message"]["id"]
@@ -136,13 +154,22 @@ async def test_same_client_message_id_is_stored_once(make_harness: Any) -> None:
 async def test_lobby_answers_only_when_named(make_harness: Any) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
-        response = await h.client.post("/v1/rooms", json={"kind": "lobby", "name": "lobby"},
-                                       headers=headers)
+        response = await h.client.post(
+            "/v1/rooms", json={"kind": "lobby", "name": "lobby"}, headers=headers
+        )
         room_id = response.json()["id"]
-        quiet = (await h.client.post(f"/v1/rooms/{room_id}/messages",
-                                     json={"content": "on mange où ?"}, headers=headers)).json()
-        named = (await h.client.post(f"/v1/rooms/{room_id}/messages",
-                                     json={"content": "Eko, une idée ?"}, headers=headers)).json()
+        quiet = (
+            await h.client.post(
+                f"/v1/rooms/{room_id}/messages", json={"content": "on mange où ?"}, headers=headers
+            )
+        ).json()
+        named = (
+            await h.client.post(
+                f"/v1/rooms/{room_id}/messages",
+                json={"content": "Eko, une idée ?"},
+                headers=headers,
+            )
+        ).json()
     assert quiet["assistant_message"] is None
     assert named["assistant_message"] is not None
 
@@ -152,14 +179,16 @@ async def test_pagination_walks_back_in_order(make_harness: Any) -> None:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
         for i in range(5):
-            await h.client.post(f"/v1/rooms/{room_id}/messages", json={"content": f"m{i}"},
-                                headers=headers)
+            await h.client.post(
+                f"/v1/rooms/{room_id}/messages", json={"content": f"m{i}"}, headers=headers
+            )
         seen: list[int] = []
         before = None
         while True:
             params = {"limit": 3} | ({"before": before} if before else {})
-            page = (await h.client.get(f"/v1/rooms/{room_id}/messages", params=params,
-                                       headers=headers)).json()
+            page = (
+                await h.client.get(f"/v1/rooms/{room_id}/messages", params=params, headers=headers)
+            ).json()
             seen = [m["seq"] for m in page["items"]] + seen
             before = page["next_before"]
             if before is None:
@@ -172,8 +201,9 @@ async def test_quota_counts_user_messages(make_harness: Any) -> None:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
         for _ in range(3):
-            await h.client.post(f"/v1/rooms/{room_id}/messages", json={"content": "x"},
-                                headers=headers)
+            await h.client.post(
+                f"/v1/rooms/{room_id}/messages", json={"content": "x"}, headers=headers
+            )
         me = (await h.client.get("/v1/me", headers=headers)).json()
     assert me["free_quota_used"] == 3
 
@@ -195,39 +225,65 @@ async def test_bad_input_gets_4xx_and_stores_nothing(make_harness: Any) -> None:
         room_id = await h.direct_room(owner)
         url = f"/v1/rooms/{room_id}/messages"
 
-        await _assert_problem(await h.client.post(url, json={"content": "x" * 51}, headers=owner),
-                              413, "message-too-long")
-        await _assert_problem(await h.client.post(url, json={"content": "hi"}), 401,
-                              "missing-api-key")
         await _assert_problem(
-            await h.client.post(url, json={"content": "hi"},
-                                headers={"Authorization": "Bearer eko_wrong"}),
-            401, "invalid-api-key")
-        await _assert_problem(await h.client.post(url, json={"content": "hi"}, headers=intruder),
-                              404, "room-not-found")
-        await _assert_problem(await h.client.get(f"/v1/rooms/{room_id}", headers=intruder),
-                              404, "room-not-found")
+            await h.client.post(url, json={"content": "x" * 51}, headers=owner),
+            413,
+            "message-too-long",
+        )
+        await _assert_problem(
+            await h.client.post(url, json={"content": "hi"}), 401, "missing-api-key"
+        )
+        await _assert_problem(
+            await h.client.post(
+                url, json={"content": "hi"}, headers={"Authorization": "Bearer eko_wrong"}
+            ),
+            401,
+            "invalid-api-key",
+        )
+        await _assert_problem(
+            await h.client.post(url, json={"content": "hi"}, headers=intruder),
+            404,
+            "room-not-found",
+        )
+        await _assert_problem(
+            await h.client.get(f"/v1/rooms/{room_id}", headers=intruder), 404, "room-not-found"
+        )
         await _assert_problem(
             await h.client.post("/v1/rooms/nope/messages", json={"content": "hi"}, headers=owner),
-            404, "room-not-found")
-        await _assert_problem(await h.client.post(url, json={"content": "   "}, headers=owner),
-                              422, "empty-message")
-        await _assert_problem(await h.client.post(url, json={"text": "hi"}, headers=owner),
-                              422, "validation-error")
+            404,
+            "room-not-found",
+        )
         await _assert_problem(
-            await h.client.post(url, content=b'{"content": "' + b"y" * 300_000 + b'"}',
-                                headers={**owner, "content-type": "application/json"}),
-            413, "payload-too-large")
+            await h.client.post(url, json={"content": "   "}, headers=owner), 422, "empty-message"
+        )
         await _assert_problem(
-            await h.client.post("/v1/rooms", json={"kind": "direct", "persona": "nobody"},
-                                headers=owner),
-            422, "unknown-persona")
+            await h.client.post(url, json={"text": "hi"}, headers=owner), 422, "validation-error"
+        )
+        await _assert_problem(
+            await h.client.post(
+                url,
+                content=b'{"content": "' + b"y" * 300_000 + b'"}',
+                headers={**owner, "content-type": "application/json"},
+            ),
+            413,
+            "payload-too-large",
+        )
+        await _assert_problem(
+            await h.client.post(
+                "/v1/rooms", json={"kind": "direct", "persona": "nobody"}, headers=owner
+            ),
+            422,
+            "unknown-persona",
+        )
 
         assert await _count(h, Message) == 0
         assert await _count(h, LLMCall) == 0
         async with h.services.database.session() as session:
-            used = (await session.execute(
-                select(User.free_quota_used).where(User.public_id == owner_id))).scalar_one()
+            used = (
+                await session.execute(
+                    select(User.free_quota_used).where(User.public_id == owner_id)
+                )
+            ).scalar_one()
         assert used == 0
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from eko.store import messages as message_repo
 from eko.store import rooms as room_repo
 from eko.store import users as user_repo
@@ -22,11 +24,19 @@ async def _room(database: Database) -> tuple[int, str]:
 async def test_concurrent_appends_get_unique_ordered_seqs(database: Database) -> None:
     user_id, room_id = await _room(database)
     texts = [f"message {i:02d}" for i in range(12)]
-    await asyncio.gather(*(
-        message_repo.append_message(database, room_id=room_id, role="user", content=t,
-                                    sender_id=user_id, dedupe_key=f"k{i}")
-        for i, t in enumerate(texts)
-    ))
+    await asyncio.gather(
+        *(
+            message_repo.append_message(
+                database,
+                room_id=room_id,
+                role="user",
+                content=t,
+                sender_id=user_id,
+                dedupe_key=f"k{i}",
+            )
+            for i, t in enumerate(texts)
+        )
+    )
     async with database.session() as session:
         stored = await message_repo.list_messages(session, room_id=room_id, limit=100)
     assert [m.seq for m in stored] == list(range(1, 13))
@@ -39,12 +49,15 @@ async def test_concurrent_appends_get_unique_ordered_seqs(database: Database) ->
 
 
 async def test_concurrent_duplicates_store_one_row(database: Database) -> None:
-    user_id, room_id = await _room(database)
-    results = await asyncio.gather(*(
-        message_repo.append_message(database, room_id=room_id, role="assistant",
-                                    content="same", dedupe_key="reply:x")
-        for _ in range(6)
-    ))
+    _, room_id = await _room(database)
+    results = await asyncio.gather(
+        *(
+            message_repo.append_message(
+                database, room_id=room_id, role="assistant", content="same", dedupe_key="reply:x"
+            )
+            for _ in range(6)
+        )
+    )
     assert len({message.id for message, _ in results}) == 1
     assert sum(created for _, created in results) == 1
     async with database.session() as session:
@@ -53,15 +66,19 @@ async def test_concurrent_duplicates_store_one_row(database: Database) -> None:
 
 
 async def test_failed_side_effect_rolls_back_the_message(database: Database) -> None:
-    user_id, room_id = await _room(database)
+    _, room_id = await _room(database)
 
     async def boom(session: object, message: object) -> None:
         raise RuntimeError("side effect failed")
 
-    try:
-        await message_repo.append_message(database, room_id=room_id, role="user", content="x",
-                                          dedupe_key="k", in_same_transaction=boom)
-    except RuntimeError:
-        pass
+    with pytest.raises(RuntimeError, match="side effect failed"):
+        await message_repo.append_message(
+            database,
+            room_id=room_id,
+            role="user",
+            content="x",
+            dedupe_key="k",
+            in_same_transaction=boom,
+        )
     async with database.session() as session:
         assert await message_repo.list_messages(session, room_id=room_id, limit=10) == []

@@ -17,7 +17,8 @@ async def test_migrated_database_matches_models(database: Database) -> None:
     def diff(connection: Any) -> list[Any]:
         context = MigrationContext.configure(connection, opts={"compare_type": False})
         return [
-            d for d in compare_metadata(context, Base.metadata)
+            d
+            for d in compare_metadata(context, Base.metadata)
             # sqlite-vec/pgvector index structures are created lazily, outside the models.
             if not (isinstance(d, tuple) and str(d[1]).startswith(("vec_", "ix_embeddings_hnsw")))
         ]

@@ -1,4 +1,4 @@
-"""GET /health: the seed's shape (status, environment, version, timestamp) plus each part's state."""
+"""GET /health: the seed's shape (status, environment, version, timestamp) plus each part."""
 
 from __future__ import annotations
 
@@ -24,7 +24,9 @@ async def health(services: ServicesDep) -> dict[str, Any]:
         database["status"] = "ok"
         database["migrated"] = await is_up_to_date(services.database)
         if services.database.dialect == "sqlite":
-            database["vectors"] = "sqlite-vec" if services.database.sqlite_vec_available else "numpy"
+            database["vectors"] = (
+                "sqlite-vec" if services.database.sqlite_vec_available else "numpy"
+            )
         else:
             database["vectors"] = "pgvector"
     except Exception as exc:  # health must answer whatever the database does

@@ -50,7 +50,9 @@ async def create_room(
     persona = body.persona or settings.default_persona
     if not prompts.has_persona(persona):
         raise Problem(
-            422, "unknown-persona", "Unknown persona",
+            422,
+            "unknown-persona",
+            "Unknown persona",
             f"No persona {persona!r}; available: {', '.join(prompts.personas())}.",
         )
     name = body.name or (f"{user.display_name} & {settings.assistant_name}")
@@ -72,9 +74,7 @@ async def get_room(room_id: str, user: CurrentUser, session: SessionDep) -> Room
 
 
 @router.post("/{room_id}/members", status_code=status.HTTP_204_NO_CONTENT)
-async def add_member(
-    room_id: str, body: MemberAdd, user: CurrentUser, session: SessionDep
-) -> None:
+async def add_member(room_id: str, body: MemberAdd, user: CurrentUser, session: SessionDep) -> None:
     room = await room_for_user(session, room_id=room_id, user=user)
     if room.kind == "direct" and user.role != "staff":
         raise Problem(403, "direct-room", "Direct room", "Only staff add members to a direct room.")
@@ -102,8 +102,12 @@ async def post_message(
         )
     except MessageTooLong as exc:
         raise Problem(
-            413, "message-too-long", "Message too long", str(exc),
-            limit=exc.limit, length=exc.length,
+            413,
+            "message-too-long",
+            "Message too long",
+            str(exc),
+            limit=exc.limit,
+            length=exc.length,
         ) from exc
     except EmptyMessage as exc:
         raise Problem(422, "empty-message", "Empty message", str(exc)) from exc
@@ -122,8 +126,12 @@ async def list_messages(
     session: SessionDep,
     settings: SettingsDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-    before: Annotated[int | None, Query(ge=1, description="page of messages with seq < before")] = None,
-    after: Annotated[int | None, Query(ge=0, description="page of messages with seq > after")] = None,
+    before: Annotated[
+        int | None, Query(ge=1, description="page of messages with seq < before")
+    ] = None,
+    after: Annotated[
+        int | None, Query(ge=0, description="page of messages with seq > after")
+    ] = None,
 ) -> MessagePage:
     room = await room_for_user(session, room_id=room_id, user=user)
     if before is not None and after is not None:
@@ -154,10 +162,18 @@ async def list_llm_calls(
     calls = await call_repo.list_calls(session, room_id=room.id, message_id=message_id, limit=limit)
     return [
         LLMCallOut(
-            id=c.id, purpose=c.purpose, provider=c.provider, model=c.model,
-            input_tokens=c.input_tokens, output_tokens=c.output_tokens,
-            duration_ms=c.duration_ms, outcome=c.outcome, error=c.error,
-            room_id=c.room_id, message_id=c.message_id, created_at=c.created_at,
+            id=c.id,
+            purpose=c.purpose,
+            provider=c.provider,
+            model=c.model,
+            input_tokens=c.input_tokens,
+            output_tokens=c.output_tokens,
+            duration_ms=c.duration_ms,
+            outcome=c.outcome,
+            error=c.error,
+            room_id=c.room_id,
+            message_id=c.message_id,
+            created_at=c.created_at,
         )
         for c in calls
     ]

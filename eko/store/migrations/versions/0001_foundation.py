@@ -51,7 +51,9 @@ def upgrade() -> None:
     op.create_table(
         "room_members",
         sa.Column(
-            "room_id", sa.String(32), sa.ForeignKey("rooms.id", ondelete="CASCADE"),
+            "room_id",
+            sa.String(32),
+            sa.ForeignKey("rooms.id", ondelete="CASCADE"),
             primary_key=True,
         ),
         sa.Column(
@@ -64,7 +66,9 @@ def upgrade() -> None:
         "messages",
         sa.Column("id", sa.String(32), primary_key=True),
         sa.Column(
-            "room_id", sa.String(32), sa.ForeignKey("rooms.id", ondelete="CASCADE"),
+            "room_id",
+            sa.String(32),
+            sa.ForeignKey("rooms.id", ondelete="CASCADE"),
             nullable=False,
         ),
         sa.Column("seq", BigId, nullable=False),
