@@ -1,4 +1,9 @@
-"""structlog: JSON lines on stderr with the logger name, at the level from config."""
+"""One log format: JSON lines on stderr, for Eko's own events and for library logs alike.
+
+Eko logs through structlog (with the logger name and the request id bound per request);
+uvicorn, alembic and SQLAlchemy log through the standard library, whose records are rendered
+by the same processors, so every line on stderr is one JSON object.
+"""
 
 from __future__ import annotations
 
@@ -7,23 +12,44 @@ import sys
 
 import structlog
 
+_SHARED: list[structlog.typing.Processor] = [
+    structlog.contextvars.merge_contextvars,
+    structlog.stdlib.add_logger_name,
+    structlog.stdlib.add_log_level,
+    structlog.processors.TimeStamper(fmt="iso", utc=True),
+]
+
 
 def configure_logging(level: str = "INFO", *, json: bool = True) -> None:
     numeric = logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
-    logging.basicConfig(format="%(message)s", stream=sys.stderr, level=numeric, force=True)
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
     )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=_SHARED,
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                renderer,
+            ],
+        )
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(numeric)
+    # uvicorn installs its own handlers unless told not to (log_config=None); make sure its
+    # loggers propagate to ours.
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "alembic"):
+        logging.getLogger(name).handlers.clear()
+        logging.getLogger(name).propagate = True
     structlog.configure(
         processors=[
-            structlog.contextvars.merge_contextvars,
             structlog.stdlib.filter_by_level,
-            structlog.stdlib.add_logger_name,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            *_SHARED,
             structlog.processors.StackInfoRenderer(),
-            structlog.processors.format_exc_info,
-            renderer,
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
         ],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,

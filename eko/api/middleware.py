@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from typing import Any
 
@@ -15,7 +16,8 @@ log = structlog.get_logger("eko.api")
 
 
 class RequestIdMiddleware:
-    """Binds a request id (from X-Request-ID or new) to every log line of the request."""
+    """Binds a request id (from X-Request-ID or new) to every log line of the request, returns
+    it as a header, and logs one `http.request` line per request."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -29,16 +31,29 @@ class RequestIdMiddleware:
         request_id = incoming or uuid.uuid4().hex
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id)
+        started = time.perf_counter()
+        status = 500
 
         async def send_with_id(message: Message) -> None:
+            nonlocal status
             if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-request-id", request_id.encode())]
+                status = message["status"]
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", request_id.encode()),
+                ]
             await send(message)
 
         try:
             await self.app(scope, receive, send_with_id)
         finally:
+            log.info(
+                "http.request",
+                method=scope.get("method"),
+                path=scope.get("path"),
+                status=status,
+                duration_ms=round((time.perf_counter() - started) * 1000, 1),
+            )
             structlog.contextvars.clear_contextvars()
 
 

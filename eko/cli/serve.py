@@ -40,7 +40,6 @@ def banner(settings: Settings) -> Panel:
             "\n[yellow]The bundled model is a tiny BASE model: it proves the pipeline offline, "
             "not answer quality.[/]"
         )
-        lines.append(PROVIDER_HINT)
     return Panel("\n".join(lines), title="eko serve", expand=False)
 
 
@@ -53,5 +52,8 @@ def serve(
     settings = load_settings(host=host, port=port)
     configure_logging(settings.log_level)
     console.print(banner(settings))
+    if all(p.kind == "local" for p in settings.llm_providers):
+        # Outside the panel and unwrapped, so the line can be copied as is.
+        console.print(PROVIDER_HINT, soft_wrap=True, highlight=False, markup=False)
     app = create_app(settings, migrate=migrate)
     uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False)
