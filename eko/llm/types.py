@@ -63,7 +63,7 @@ class Attempt:
 
 @dataclass(frozen=True, slots=True)
 class Completion(Generic[OutputT]):
-    """The runtime's answer: text, validated data (when an output model was given), and provenance."""
+    """The runtime's answer: text, validated data (when an output model was given), provenance."""
 
     text: str
     data: OutputT | None
