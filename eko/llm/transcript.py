@@ -20,6 +20,8 @@ DEFAULT_USER_LABEL = "User"
 # A speaker label is one line without the ":" that ends it; anything else would break the
 # "Speaker: text" shape the model imitates (and let a user name forge a turn).
 _LABEL_FORBIDDEN = re.compile(r"[\s:]+")
+_CONTINUATION = re.compile(r"\n[ \t]*")
+CONTINUATION_INDENT = "\n  "
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,9 @@ def render_transcript(
         label = speaker_label(message.name, default)
         if label not in speakers:
             speakers.append(label)
-        turns.append(f"{label}: {text}")
+        # Continuation lines are indented, so a message containing "\nEko: ..." cannot forge
+        # a turn (the model and the stop markers only read "Speaker:" at a line start).
+        turns.append(f"{label}: {_CONTINUATION.sub(CONTINUATION_INDENT, text)}")
     # No trailing space after the colon: the model's own first token carries it, and a
     # forced space makes small models start with an odd token.
     turns.append(f"{assistant}:")
