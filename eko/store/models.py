@@ -155,5 +155,6 @@ class Embedding(Base):
     model: Mapped[str] = mapped_column(String(200))
     dim: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
-    vector: Mapped[bytes] = mapped_column(VectorColumn())
+    # A 1-D float32 numpy array on both backends (see VectorColumn).
+    vector: Mapped[Any] = mapped_column(VectorColumn())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

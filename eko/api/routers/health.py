@@ -23,18 +23,17 @@ async def health(services: ServicesDep) -> dict[str, Any]:
             await conn.execute(text("SELECT 1"))
         database["status"] = "ok"
         database["migrated"] = await is_up_to_date(services.database)
-        if services.database.dialect == "sqlite":
-            database["vectors"] = (
-                "sqlite-vec" if services.database.sqlite_vec_available else "numpy"
-            )
-        else:
-            database["vectors"] = "pgvector"
+        database["vectors"] = services.vectors.backend
     except Exception as exc:  # health must answer whatever the database does
         database["status"] = "error"
         database["error"] = str(exc)[:200]
+    try:
+        dim: int | None = services.embedder.dim
+    except Exception:  # a remote embedder learns its dimension from its first answer
+        dim = None
     model = {
         "providers": [{"name": p.name, "model": p.model} for p in services.providers],
-        "embedder": {"name": services.embedder.name, "dim": services.embedder.dim},
+        "embedder": {"name": services.embedder.name, "dim": dim},
     }
     healthy = database["status"] == "ok" and database.get("migrated", False)
     return {
