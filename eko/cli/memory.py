@@ -1,0 +1,327 @@
+"""`eko memory list|search|delete`, `eko summaries list|search|build`, `eko topics list`.
+
+The terminal is the operator's: it sees every scope (like staff in the API).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from eko.cli.common import console, fail, load_settings, run
+from eko.embed.base import EmbeddingError
+from eko.logging import configure_logging
+from eko.memory.scopes import room_key
+from eko.memory.text import clip
+from eko.store import rooms as room_repo
+from eko.store.memory_models import GOAL_STATUSES, MEMORY_KINDS, Summary
+from eko.store.migrate import is_up_to_date
+from eko.wiring import Services, build_services
+
+app = typer.Typer(help="Facts, self-knowledge and goals (curiosities).", no_args_is_help=True)
+summaries_app = typer.Typer(help="A room's hierarchical summaries.", no_args_is_help=True)
+topics_app = typer.Typer(help="Topics named by the summaries.", no_args_is_help=True)
+
+T = TypeVar("T")
+PREVIEW_CHARS = 90
+
+
+@asynccontextmanager
+async def _services() -> AsyncIterator[Services]:
+    settings = load_settings()
+    configure_logging("WARNING")
+    services = build_services(settings)
+    try:
+        try:
+            migrated = await is_up_to_date(services.database)
+        except Exception as exc:
+            fail(f"database unreachable: {exc}", fix="check EKO_DATABASE_URL")
+        if not migrated:
+            fail("the database is not migrated", fix="run `eko db upgrade`")
+        yield services
+    finally:
+        await services.aclose()
+
+
+def _with_services(work: Callable[[Services], Awaitable[T]]) -> T:
+    async def go() -> T:
+        async with _services() as services:
+            return await work(services)
+
+    try:
+        return run(go())
+    except EmbeddingError as exc:
+        fail(f"the embedder failed: {exc}", fix="check EKO_EMBEDDER (run `eko doctor`)")
+
+
+async def _check_room(services: Services, room_id: str) -> None:
+    async with services.database.session() as session:
+        if await room_repo.get_room(session, room_id=room_id) is None:
+            fail(f"no room {room_id!r}")
+
+
+def _check_choice(value: str | None, choices: tuple[str, ...], what: str) -> None:
+    if value is not None and value not in choices:
+        fail(f"unknown {what} {value!r}", fix=f"one of: {', '.join(choices)}")
+
+
+# --- eko memory ---
+
+
+@app.command("list")
+def list_items(
+    kind: Annotated[str | None, typer.Option(help="fact, self or goal.")] = None,
+    scope: Annotated[str | None, typer.Option(help="user:<id>, room:<id> or global.")] = None,
+    status: Annotated[str | None, typer.Option(help="Goals: open, asked or answered.")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 50,
+) -> None:
+    """List memory items, most recently updated first."""
+    _check_choice(kind, MEMORY_KINDS, "kind")
+    _check_choice(status, GOAL_STATUSES, "status")
+
+    async def work(services: Services) -> list[Any]:
+        return await services.memory.items.list_items(
+            keys=[scope] if scope else None, kind=kind, status=status, limit=limit
+        )
+
+    items = _with_services(work)
+    table = Table(title=f"{len(items)} memory items")
+    for column in ("id", "kind", "scope", "subject", "content", "status", "×", "updated"):
+        table.add_column(column)
+    for item in items:
+        table.add_row(
+            item.id,
+            item.kind,
+            item.scope,
+            escape(item.subject),
+            escape(clip(item.content, PREVIEW_CHARS)),
+            item.status or "",
+            str(item.mention_count),
+            f"{item.updated_at:%Y-%m-%d %H:%M}",
+        )
+    console.print(table)
+
+
+@app.command("search")
+def search_items(
+    query: Annotated[str, typer.Argument(help="Text to search for.")],
+    kind: Annotated[str | None, typer.Option(help="fact, self or goal.")] = None,
+    scope: Annotated[str | None, typer.Option(help="Only this scope (default: all).")] = None,
+    k: Annotated[int, typer.Option(min=1, max=50)] = 5,
+) -> None:
+    """The items closest to QUERY."""
+    _check_choice(kind, MEMORY_KINDS, "kind")
+    if not query.strip():
+        fail("the query is empty")
+
+    async def work(services: Services) -> list[Any]:
+        keys = [scope] if scope else await services.memory.items.all_scopes()
+        return await services.memory.items.search(
+            keys=keys, query=query, kinds=[kind] if kind else None, k=k
+        )
+
+    hits = _with_services(work)
+    table = Table(title=f"closest to {query!r}")
+    for column in ("score", "id", "kind", "scope", "subject", "content"):
+        table.add_column(column)
+    for hit in hits:
+        item = hit.item
+        table.add_row(
+            f"{hit.score:.3f}",
+            item.id,
+            item.kind,
+            item.scope,
+            escape(item.subject),
+            escape(clip(item.content, PREVIEW_CHARS)),
+        )
+    console.print(table)
+
+
+@app.command("delete")
+def delete_item(
+    item_id: Annotated[str, typer.Argument(help="The item's id.")],
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete one memory item (and its vector)."""
+
+    async def show(services: Services) -> Any:
+        return await services.memory.items.get(item_id)
+
+    item = _with_services(show)
+    if item is None:
+        fail(f"no memory item {item_id!r}")
+    if not yes and not typer.confirm(f"delete {item.kind} {clip(item.content, 60)!r}?"):
+        raise typer.Exit(1)
+
+    async def work(services: Services) -> bool:
+        return await services.memory.items.delete(item_id)
+
+    _with_services(work)
+    console.print(f"deleted {item_id}")
+
+
+# --- eko summaries ---
+
+
+@summaries_app.command("list")
+def list_summaries(
+    room: Annotated[str, typer.Argument(help="Room id.")],
+    level: Annotated[int | None, typer.Option(min=1, help="Only this level.")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 50,
+) -> None:
+    """A room's summaries, by level then chronologically."""
+
+    async def work(services: Services) -> list[Any]:
+        await _check_room(services, room)
+        return await services.memory.summary_reader.list_summaries(room, level=level, limit=limit)
+
+    _print_summaries(_with_services(work), title=f"summaries of room {room}")
+
+
+@summaries_app.command("search")
+def search_summaries(
+    room: Annotated[str, typer.Argument(help="Room id.")],
+    query: Annotated[str, typer.Argument(help="Text to search for.")],
+    topic: Annotated[str | None, typer.Option(help="Only this topic (id or name).")] = None,
+    k: Annotated[int, typer.Option(min=1, max=50)] = 5,
+) -> None:
+    """The room's summaries closest to QUERY."""
+    if not query.strip():
+        fail("the query is empty")
+
+    async def work(services: Services) -> list[Any]:
+        await _check_room(services, room)
+        try:
+            return await services.memory.summary_reader.search(room, query=query, topic=topic, k=k)
+        except LookupError as exc:
+            fail(str(exc), fix=f"see `eko topics list {room}`")
+
+    _print_summaries(_with_services(work), title=f"closest to {query!r}")
+
+
+def _print_summaries(views: list[Any], *, title: str) -> None:
+    table = Table(title=f"{title} ({len(views)})")
+    for column in ("level", "chars", "period", "topics", "conversation", "actions", "score"):
+        table.add_column(column)
+    for view in views:
+        s = view.summary
+        table.add_row(
+            f"L{s.level}",
+            f"{s.char_range_start}-{s.char_range_end}",
+            f"{s.period_start:%Y-%m-%d}…{s.period_end:%Y-%m-%d}",
+            escape(", ".join(view.topics)),
+            escape(clip(s.conversation_summary, PREVIEW_CHARS)),
+            escape(clip(s.actions_summary, PREVIEW_CHARS // 2)),
+            "" if view.similarity is None else f"{view.similarity:.3f}",
+        )
+    console.print(table)
+
+
+@summaries_app.command("build")
+def build_summaries(
+    room: Annotated[str, typer.Argument(help="Room id.")],
+    max_new: Annotated[int | None, typer.Option(min=1, help="Stop after this many.")] = None,
+) -> None:
+    """Catch a room's summary backlog up now, oldest first, with a progress bar."""
+
+    async def work(services: Services) -> Any:
+        await _check_room(services, room)
+        builder = services.memory.summaries
+        pending = await builder.pending_l1(room)
+        with Progress(
+            TextColumn("[bold]summaries[/]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=console,
+        ) as progress:
+            # L1 count is known; higher levels appear as they fill up, so the total grows.
+            task = progress.add_task("", total=max_new or pending or None)
+
+            def created(summary: Summary) -> None:
+                progress.update(
+                    task,
+                    advance=1,
+                    description=f"L{summary.level} chars {summary.char_range_start}-"
+                    f"{summary.char_range_end}",
+                )
+                done = progress.tasks[0].completed
+                total = progress.tasks[0].total
+                if max_new is None and total is not None and done >= total:
+                    progress.update(task, total=done + 1)
+
+            result = await builder.catch_up(room, max_new=max_new, on_created=created)
+            progress.update(task, total=progress.tasks[0].completed)
+        return result
+
+    result = _with_services(work)
+    levels = ", ".join(f"L{level}: {count}" for level, count in sorted(result.by_level().items()))
+    console.print(
+        f"room {room}: {len(result.created)} new summaries ({levels or 'none'}), "
+        f"{result.model_calls} model calls"
+    )
+    if result.stopped and result.stopped != "limit":
+        fail(f"stopped early: {result.stopped}", fix="the next run resumes where this one stopped")
+
+
+# --- eko topics ---
+
+
+@topics_app.command("list")
+def list_topics(
+    room: Annotated[str, typer.Argument(help="Room id.")],
+    merged: Annotated[bool, typer.Option("--merged", help="Show merged topics too.")] = False,
+) -> None:
+    """A room's topics: aliases (merged names), related topics, summary counts."""
+
+    async def work(services: Services) -> list[Any]:
+        await _check_room(services, room)
+        return await services.memory.topics.list_topics(scope=room_key(room), include_merged=merged)
+
+    views = _with_services(work)
+    table = Table(title=f"topics of room {room} ({len(views)})")
+    for column in ("id", "name", "aliases", "related", "summaries", "merged into"):
+        table.add_column(column)
+    for view in views:
+        related = ", ".join(
+            f"{topic.name} ({confidence:.2f})" for topic, confidence in view.related
+        )
+        table.add_row(
+            view.topic.id,
+            escape(view.topic.name),
+            escape(", ".join(view.aliases)),
+            escape(related),
+            str(view.summary_count),
+            view.topic.merged_into_id or "",
+        )
+    console.print(table)
+
+
+@topics_app.command("search")
+def search_topics(
+    room: Annotated[str, typer.Argument(help="Room id.")],
+    query: Annotated[str, typer.Argument(help="Text to search for.")],
+    k: Annotated[int, typer.Option(min=1, max=50)] = 5,
+) -> None:
+    """The room's topics closest to QUERY (merged names lead to the topic they merged into)."""
+    if not query.strip():
+        fail("the query is empty")
+
+    async def work(services: Services) -> list[Any]:
+        await _check_room(services, room)
+        return await services.memory.topics.search(scope=room_key(room), query=query, k=k)
+
+    hits = _with_services(work)
+    table = Table(title=f"topics closest to {query!r}")
+    for column in ("score", "id", "name"):
+        table.add_column(column)
+    for hit in hits:
+        table.add_row(f"{hit.score:.3f}", hit.topic.id, escape(hit.topic.name))
+    console.print(table)

@@ -1,0 +1,397 @@
+"""The dual context of a turn: recent raw turns + RAG over summaries + relevant facts/self.
+
+1. Recent Conversation: the last `recent_turns` turns (user message + the assistant's answer,
+   with its reasoning and tool lines), at most `recent_max_chars`, chronological.
+2. Relevant Past Context: the room's summaries closest to the message, scored
+   similarity × level boost × (0.5 + 0.5·e^(−age/decay)), top `rag_max_summaries`. Summaries
+   that only cover the recent window are not repeated.
+3. What You Know: facts and self-knowledge the caller may see (eko.memory.scopes.turn_keys).
+
+Every query is bounded (an index range with a LIMIT, or a k-nearest search), so the cost and
+the size of the context stay flat however long the room grows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import structlog
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from eko.config import Settings
+from eko.embed.base import Embedder, EmbeddingError
+from eko.memory.clock import age_days, as_utc
+from eko.memory.items import MemoryItems
+from eko.memory.relevance import item_min_score, rag_min_score
+from eko.memory.scopes import room_key, turn_keys
+from eko.memory.summaries import COLLECTION as SUMMARY_COLLECTION
+from eko.memory.summary_reads import exact_scores
+from eko.memory.topics import Topics
+from eko.memory.turns import ChatTurn, ConversationTurn, TurnStyle, group_turns, render_turns
+from eko.store.db import Database
+from eko.store.memory_models import Summary
+from eko.store.models import Message, Room, User, utcnow
+from eko.store.vectors import VectorIndex
+
+log = structlog.get_logger("eko.memory")
+
+# Messages read for the recent window per wanted turn (a turn is a message and its answers).
+MESSAGES_PER_TURN = 3
+SECTION_RULE = "\n\n---\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryPart:
+    summary_id: str
+    level: int
+    char_range_start: int
+    char_range_end: int
+    similarity: float
+    level_boost: float
+    recency: float
+    score: float
+    topics: list[str]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ItemPart:
+    item_id: str
+    kind: str
+    subject: str
+    content: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class RecentPart:
+    turns: int
+    messages: int
+    first_seq: int | None
+    # The recent window's first raw character: summaries starting here or later are skipped.
+    char_start: int | None
+    text: str
+
+
+EMPTY_RECENT = RecentPart(turns=0, messages=0, first_seq=None, char_start=None, text="")
+
+
+@dataclass(frozen=True, slots=True)
+class ContextParts:
+    recent: RecentPart
+    summaries: list[SummaryPart] = field(default_factory=list)
+    items: list[ItemPart] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class DualContext:
+    text: str
+    parts: ContextParts
+    stats: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "parts": asdict(self.parts), "stats": self.stats}
+
+    def past_text(self, *, heading: str = "###") -> str:
+        """Only the summaries and the facts: for a writer that already sends the recent turns
+        as chat messages (the recent window still decided which summaries to skip)."""
+        return render_context(
+            ContextParts(
+                recent=EMPTY_RECENT, summaries=self.parts.summaries, items=self.parts.items
+            ),
+            heading=heading,
+        )
+
+
+def level_boost(level: int, table: dict[int, float], step: float) -> float:
+    """The configured boost of a level; above the highest configured level, + step per level."""
+    if level in table:
+        return table[level]
+    if not table:
+        return 1.0
+    top = max(table)
+    if level > top:
+        return table[top] + step * (level - top)
+    return 1.0
+
+
+def recency_factor(period_end: datetime, now: datetime, decay_days: float) -> float:
+    """0.5 + 0.5·e^(−age/decay): 1.0 today, 0.68 after 7 days, 0.57 after 14 (decay 7)."""
+    return 0.5 + 0.5 * math.exp(-age_days(period_end, now) / decay_days)
+
+
+class DualContextBuilder:
+    def __init__(
+        self,
+        *,
+        database: Database,
+        vectors: VectorIndex,
+        embedder: Embedder,
+        items: MemoryItems,
+        topics: Topics,
+        settings: Settings,
+    ) -> None:
+        self._database = database
+        self._vectors = vectors
+        self._embedder = embedder
+        self._items = items
+        self._topics = topics
+        self._settings = settings
+        self.rag_min_score = rag_min_score(settings, embedder)
+        self.item_min_score = item_min_score(settings, embedder)
+
+    async def build_for_turn(self, turn: ChatTurn) -> DualContext:
+        """The context for answering a stored user message (the message itself is the query,
+        not part of the recent window)."""
+        return await self.build(
+            room=turn.room,
+            user=turn.user,
+            query=turn.user_message.content,
+            before_seq=turn.user_message.seq,
+            now=turn.user_message.created_at,
+        )
+
+    async def build(
+        self,
+        *,
+        room: Room,
+        user: User,
+        query: str,
+        before_seq: int | None = None,
+        now: datetime | None = None,
+        topic: str | None = None,
+        recent: bool = True,
+    ) -> DualContext:
+        """The context for `user` asking `query` in `room`, from messages before `before_seq`
+        (all when None). `topic` (id or name) restricts the summaries to that topic and its
+        merged aliases. `recent=False` leaves the recent window out (RAG only)."""
+        settings = self._settings
+        now = as_utc(now or utcnow())
+        stats: dict[str, Any] = {}
+        recent_part = await self._recent(room.id, before_seq) if recent else EMPTY_RECENT
+        vector: np.ndarray | None = None
+        if query.strip() and (settings.rag_max_summaries > 0 or settings.memory_context_max_items):
+            try:
+                vector = (await self._embedder.embed([query], kind="query"))[0]
+            except EmbeddingError as exc:
+                log.warning("memory.context.embed_failed", room_id=room.id, error=str(exc))
+                stats["embedding_error"] = str(exc)[:300]
+        summaries: list[SummaryPart] = []
+        if vector is not None and settings.rag_max_summaries > 0:
+            summaries = await self._rag(room, vector, recent_part, before_seq, now, topic, stats)
+        items: list[ItemPart] = []
+        if vector is not None and settings.memory_context_max_items > 0:
+            hits = await self._items.search(
+                keys=turn_keys(room, user),
+                vector=vector,
+                kinds=("fact", "self"),
+                k=settings.memory_context_max_items,
+                min_score=self.item_min_score,
+            )
+            items = [
+                ItemPart(hit.item.id, hit.item.kind, hit.item.subject, hit.item.content, hit.score)
+                for hit in hits
+            ]
+        parts = ContextParts(recent=recent_part, summaries=summaries, items=items)
+        text = render_context(parts)
+        stats.update(
+            recent_turns=recent_part.turns,
+            recent_messages=recent_part.messages,
+            recent_chars=len(recent_part.text),
+            summaries_used=len(summaries),
+            summary_levels=[s.level for s in summaries],
+            items_used=len(items),
+            rag_min_score=self.rag_min_score,
+            chars=len(text),
+        )
+        return DualContext(text=text, parts=parts, stats=stats)
+
+    # --- recent window ---
+
+    async def _recent(self, room_id: str, before_seq: int | None) -> RecentPart:
+        settings = self._settings
+        async with self._database.session() as session:
+            query = select(Message).where(Message.room_id == room_id)
+            if before_seq is not None:
+                query = query.where(Message.seq < before_seq)
+            rows = (
+                await session.execute(
+                    query.order_by(Message.seq.desc()).limit(
+                        settings.recent_turns * MESSAGES_PER_TURN
+                    )
+                )
+            ).scalars()
+            messages = list(reversed(rows.all()))
+            names = await _names(session, messages)
+        turns = group_turns(messages)[-settings.recent_turns :]
+        style = TurnStyle(mode="context", assistant_label=f"Assistant ({settings.assistant_name})")
+        kept: list[ConversationTurn] = []
+        used = 0
+        for turn in reversed(turns):
+            size = len(render_turns([turn], names, style=style)) + (2 if kept else 0)
+            if kept and used + size > settings.recent_max_chars:
+                break
+            kept.insert(0, turn)
+            used += size
+        if not kept:
+            return EMPTY_RECENT
+        text = render_turns(kept, names, style=style, max_chars=settings.recent_max_chars)
+        return RecentPart(
+            turns=len(kept),
+            messages=sum(len(turn.messages) for turn in kept),
+            first_seq=kept[0].first_seq,
+            char_start=kept[0].char_start,
+            text=text,
+        )
+
+    # --- RAG over summaries ---
+
+    async def _rag(
+        self,
+        room: Room,
+        vector: np.ndarray,
+        recent: RecentPart,
+        before_seq: int | None,
+        now: datetime,
+        topic: str | None,
+        stats: dict[str, Any],
+    ) -> list[SummaryPart]:
+        settings = self._settings
+        key = room_key(room.id)
+        if topic is not None:
+            found = await self._topics.find(scope=key, ref=topic)
+            if found is None:
+                stats["topic"] = None
+                return []
+            stats["topic"] = found.name
+            ids = await self._topics.summary_ids(found.id)
+            async with self._database.session() as session:
+                scored = await exact_scores(
+                    session, summary_ids=ids, vector=vector, model=self._embedder.name
+                )
+        else:
+            async with self._database.session() as session:
+                hits = await self._vectors.search(
+                    session,
+                    collection=SUMMARY_COLLECTION,
+                    model=self._embedder.name,
+                    keys=[key],
+                    query=vector,
+                    k=settings.rag_candidates,
+                )
+            scored = {hit.item_id: hit.score for hit in hits}
+        candidates = {i: s for i, s in scored.items() if s >= self.rag_min_score}
+        stats["summaries_considered"] = len(scored)
+        stats["summaries_above_min_score"] = len(candidates)
+        if not candidates:
+            return []
+        async with self._database.session() as session:
+            rows = (
+                await session.execute(
+                    select(Summary).where(
+                        Summary.id.in_(list(candidates)), Summary.room_id == room.id
+                    )
+                )
+            ).scalars()
+            summaries = list(rows.all())
+            topic_names = await self._topics.names_of_summaries(session, [s.id for s in summaries])
+        parts = []
+        skipped_recent = 0
+        for summary in summaries:
+            if before_seq is not None and summary.first_seq >= before_seq:
+                continue  # about messages after the one being answered
+            if recent.char_start is not None and summary.char_range_start >= recent.char_start:
+                skipped_recent += 1
+                continue  # only covers the recent window, which is shown verbatim
+            similarity = candidates[summary.id]
+            boost = level_boost(
+                summary.level, settings.rag_level_boost, settings.rag_level_boost_step
+            )
+            recency = (
+                recency_factor(summary.period_end, now, settings.rag_recency_decay_days)
+                if settings.rag_recency_boost
+                else 1.0
+            )
+            names = topic_names.get(summary.id, [])
+            parts.append(
+                SummaryPart(
+                    summary_id=summary.id,
+                    level=summary.level,
+                    char_range_start=summary.char_range_start,
+                    char_range_end=summary.char_range_end,
+                    similarity=similarity,
+                    level_boost=boost,
+                    recency=recency,
+                    score=similarity * boost * recency,
+                    topics=names,
+                    text=render_summary(summary, names, now),
+                )
+            )
+        stats["summaries_skipped_recent"] = skipped_recent
+        parts.sort(key=lambda part: (-part.score, part.char_range_start, -part.level))
+        return parts[: settings.rag_max_summaries]
+
+
+def render_summary(summary: Summary, topics: Sequence[str], now: datetime) -> str:
+    span = f"chars {summary.char_range_start}-{summary.char_range_end}"
+    title = ", ".join(topics) if topics else span
+    return (
+        f"[L{summary.level} Summary - {title} - {ago(summary.period_end, now)}]\n"
+        f'Conversation: "{summary.conversation_summary}"\n'
+        f'Actions: "{summary.actions_summary}"'
+    )
+
+
+def render_items(items: Sequence[ItemPart]) -> str:
+    blocks = []
+    for kind, title in (("fact", "Facts"), ("self", "About yourself")):
+        lines = [
+            f"- {item.subject}: {item.content}" if item.subject else f"- {item.content}"
+            for item in items
+            if item.kind == kind
+        ]
+        if lines:
+            blocks.append(f"{title}:\n" + "\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def render_context(parts: ContextParts, *, heading: str = "##") -> str:
+    """The seed's layout; empty sections are left out (an empty context is an empty string)."""
+    sections = []
+    if parts.recent.text:
+        sections.append(f"{heading} Recent Conversation\n\n" + parts.recent.text)
+    if parts.summaries:
+        sections.append(
+            f"{heading} Relevant Past Context\n\n"
+            + "\n\n".join(part.text for part in parts.summaries)
+        )
+    if parts.items:
+        sections.append(f"{heading} What You Know\n\n" + render_items(parts.items))
+    return SECTION_RULE.join(sections)
+
+
+def ago(moment: datetime, now: datetime) -> str:
+    days = age_days(moment, now)
+    if days < 1:
+        return "today"
+    if days < 2:
+        return "1 day ago"
+    if days < 60:
+        return f"{int(days)} days ago"
+    if days < 730:
+        return f"{int(days // 30)} months ago"
+    return f"{int(days // 365)} years ago"
+
+
+async def _names(session: AsyncSession, messages: Sequence[Message]) -> dict[int, str]:
+    ids = {m.sender_id for m in messages if m.sender_id is not None}
+    if not ids:
+        return {}
+    rows = await session.execute(select(User.id, User.display_name).where(User.id.in_(ids)))
+    return {row[0]: row[1] for row in rows}
