@@ -1,0 +1,350 @@
+"""The context loader: the seed's minimum block (always) and additional block (by level).
+
+Minimum block, loaded before the orchestrator (its deterministic part needs it):
+user_profile, settings, user_status (quota), history (last N messages, chronological),
+user_facts (required keys known / missing), gates (smalltalk intro, discovery), the active
+agents and connected services with the capabilities they grant, and the docs scopes.
+
+Additional block, loaded by node A at the level the guardrails settled on:
+light  = facts_store (every stored fact, with its value)
+medium = light + extended history + subscriptions (agents, services)
+max    = medium with a longer extended history
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import structlog
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from eko.chat.engine.capabilities import AgentCatalog, CapabilityReport, compute_capabilities
+from eko.chat.engine.profile import REQUIRED_KEYS, DiscoveryGates
+from eko.chat.engine.quota import QuotaStatus
+from eko.chat.pipeline import Turn
+from eko.config import Settings
+from eko.store import chat_profile
+from eko.store import messages as message_repo
+from eko.store.chat_models import DocScope, UserFact
+from eko.store.db import Database
+from eko.store.models import Message, User
+
+log = structlog.get_logger("eko.chat")
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryItem:
+    message_id: str
+    seq: int
+    role: str
+    content: str
+    sent_at: str
+    sender_id: int | None
+    # Display name of a user message's sender (for multi-user rooms and the transcript).
+    name: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_block(self) -> dict[str, Any]:
+        return {"role": self.role, "content": self.content, "sent_at": self.sent_at}
+
+
+@dataclass(frozen=True, slots=True)
+class FactItem:
+    fact_key: str
+    category: str
+    scope: str
+    value_type: str
+    value: Any
+    confidence: float
+    is_estimated: bool
+    source_ref: str | None
+    notes: str | None
+    updated_at: str
+
+    @classmethod
+    def of(cls, row: UserFact) -> FactItem:
+        return cls(
+            fact_key=row.fact_key,
+            category=row.category,
+            scope=row.scope,
+            value_type=row.value_type,
+            value=row.value,
+            confidence=float(row.confidence),
+            is_estimated=bool(row.is_estimated),
+            source_ref=row.source_ref,
+            notes=row.notes,
+            updated_at=_iso(row.updated_at),
+        )
+
+    def to_block(self) -> dict[str, Any]:
+        return {
+            "fact_key": self.fact_key,
+            "category": self.category,
+            "scope": self.scope,
+            "value_type": self.value_type,
+            "value": self.value,
+            "confidence": self.confidence,
+            "is_estimated": self.is_estimated,
+            "source_ref": self.source_ref,
+            "notes": self.notes,
+            "updated_at": self.updated_at,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DocScopeInfo:
+    name: str
+    description: str
+
+
+@dataclass(slots=True)
+class ChatContext:
+    """The minimum block for one turn (plus what the deterministic orchestrator step needs)."""
+
+    user_id: int
+    user_profile: dict[str, Any]
+    settings: dict[str, Any]
+    user_status: QuotaStatus
+    history: list[HistoryItem]
+    facts: list[FactItem]
+    required_keys: tuple[str, ...]
+    discovery: DiscoveryGates
+    capabilities: CapabilityReport
+    docs_scopes: list[DocScopeInfo]
+    # The turn before this one: what the assistant last said and in which intent/mode.
+    last_assistant: HistoryItem | None = None
+
+    @property
+    def known(self) -> dict[str, Any]:
+        return {fact.fact_key: fact.value for fact in self.facts}
+
+    @property
+    def missing_required(self) -> list[str]:
+        known = self.known
+        return [key for key in self.required_keys if known.get(key) in (None, "")]
+
+    @property
+    def smalltalk_intro_eligible(self) -> bool:
+        # The seed: free_quota_used < limit AND missing_required_count > 0 (not tied to is_pro).
+        status = self.user_status
+        return status.free_quota_used < status.free_quota_limit and bool(self.missing_required)
+
+    @property
+    def last_user_message(self) -> str:
+        for item in reversed(self.history):
+            if item.role == "user":
+                return item.content
+        return ""
+
+    @property
+    def last_intent(self) -> str | None:
+        value = self.last_assistant.meta.get("intent") if self.last_assistant else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def last_mode(self) -> str | None:
+        value = self.last_assistant.meta.get("mode") if self.last_assistant else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def last_target_key(self) -> str | None:
+        if self.last_assistant is None:
+            return None
+        value = self.last_assistant.meta.get("smalltalk_target_key")
+        return value if isinstance(value, str) else None
+
+    def gates(self) -> dict[str, Any]:
+        missing = self.missing_required
+        eligible = self.smalltalk_intro_eligible
+        return {
+            "smalltalk_intro_eligible": eligible,
+            "smalltalk_target_key": missing[0] if eligible and missing else None,
+            "missing_required": missing,
+            "discovery_forced": self.discovery.forced,
+            "discovery_status": self.discovery.status,
+            "transition_window": self.discovery.transition_window,
+            "transition_reason": self.discovery.transition_reason,
+        }
+
+    def user_facts_block(self) -> dict[str, Any]:
+        missing = self.missing_required
+        known = self.known
+        return {
+            "required_keys": list(self.required_keys),
+            "known": {key: known[key] for key in self.required_keys if key in known},
+            "missing_required": missing,
+            "missing_required_count": len(missing),
+        }
+
+    def facts_store(self) -> dict[str, Any]:
+        return {
+            "count": len(self.facts),
+            "items": [fact.to_block() for fact in self.facts],
+            "keys": [fact.fact_key for fact in self.facts],
+        }
+
+    def minimum_block(self) -> dict[str, Any]:
+        """The seed's minimum block, as JSON."""
+        return {
+            "user_profile": dict(self.user_profile),
+            "settings": dict(self.settings),
+            "user_status": self.user_status.to_meta(),
+            "history": {"messages": [item.to_block() for item in self.history]},
+            "user_facts": self.user_facts_block(),
+            "gates": self.gates(),
+        }
+
+    def with_fact(self, fact: FactItem) -> None:
+        """Record a fact learnt during this turn (the intro answer) in the loaded context."""
+        self.facts = [f for f in self.facts if f.fact_key != fact.fact_key] + [fact]
+        self.facts.sort(key=lambda f: f.fact_key)
+        _apply_fact_settings(self.settings, self.known)
+        _apply_fact_profile(self.user_profile, self.known)
+
+
+class ContextLoader:
+    def __init__(self, *, database: Database, settings: Settings, catalog: AgentCatalog) -> None:
+        self._database = database
+        self._settings = settings
+        self._catalog = catalog
+
+    async def load(self, turn: Turn) -> ChatContext:
+        async with self._database.session() as session:
+            user = await session.get(User, turn.user.id, populate_existing=True)
+            if user is None:
+                raise LookupError(f"user {turn.user.id} no longer exists")
+            facts = [
+                FactItem.of(row) for row in await chat_profile.list_facts(session, user_id=user.id)
+            ]
+            agents = [
+                a.agent_type
+                for a in await chat_profile.list_agents(session, user_id=user.id)
+                if a.active
+            ]
+            services = [
+                s.service
+                for s in await chat_profile.list_services(session, user_id=user.id)
+                if s.connected
+            ]
+            history = await load_history(
+                session,
+                room_id=turn.room.id,
+                up_to_seq=turn.user_message.seq,
+                limit=self._settings.recent_turns,
+            )
+            scopes = await session.execute(
+                select(DocScope.name, DocScope.description).order_by(DocScope.name)
+            )
+            docs_scopes = [DocScopeInfo(name, description or "") for name, description in scopes]
+        stored_settings = dict(user.settings or {})
+        known = {fact.fact_key: fact.value for fact in facts}
+        profile = {
+            "public_user_id": user.public_id,
+            "first_name": None,
+            "last_name": None,
+            "full_name": user.display_name,
+            "display_name": user.display_name,
+        }
+        _apply_fact_profile(profile, known)
+        chat_settings = {
+            "locale_main": stored_settings.get("locale_main") or stored_settings.get("locale"),
+            "timezone": stored_settings.get("timezone"),
+            "use_tu_form": stored_settings.get("use_tu_form"),
+            "intro_smalltalk_turns": int(stored_settings.get("intro_smalltalk_turns") or 0),
+            "intro_smalltalk_done": bool(stored_settings.get("intro_smalltalk_done", False)),
+            "main_city": None,
+            "main_activity": None,
+        }
+        _apply_fact_settings(chat_settings, known)
+        previous = [item for item in history if item.seq < turn.user_message.seq]
+        last_assistant = next((i for i in reversed(previous) if i.role == "assistant"), None)
+        return ChatContext(
+            user_id=user.id,
+            user_profile=profile,
+            settings=chat_settings,
+            user_status=QuotaStatus.of(user),
+            history=history,
+            facts=facts,
+            required_keys=REQUIRED_KEYS,
+            discovery=DiscoveryGates.of(stored_settings),
+            capabilities=compute_capabilities(
+                self._catalog, active_agents=agents, connected_services=services
+            ),
+            docs_scopes=docs_scopes,
+            last_assistant=last_assistant,
+        )
+
+    async def extended_history(
+        self, ctx: ChatContext, *, room_id: str, level: str
+    ) -> list[HistoryItem]:
+        """Messages before the minimum history window, for medium / max context."""
+        count = {
+            "medium": self._settings.chat_medium_history_messages,
+            "max": self._settings.chat_max_history_messages,
+        }.get(level, 0)
+        if count <= 0 or not ctx.history:
+            return []
+        async with self._database.session() as session:
+            return await load_history(
+                session, room_id=room_id, up_to_seq=ctx.history[0].seq - 1, limit=count
+            )
+
+
+async def load_history(
+    session: AsyncSession, *, room_id: str, up_to_seq: int, limit: int
+) -> list[HistoryItem]:
+    if up_to_seq < 1 or limit <= 0:
+        return []
+    rows = await message_repo.recent_messages(
+        session, room_id=room_id, limit=limit, up_to_seq=up_to_seq
+    )
+    names = await _sender_names(session, rows)
+    return [
+        HistoryItem(
+            message_id=row.id,
+            seq=row.seq,
+            role=row.role,
+            content=row.content,
+            sent_at=_iso(row.created_at),
+            sender_id=row.sender_id,
+            name=names.get(row.sender_id) if row.sender_id is not None else None,
+            meta=_turn_meta(row),
+        )
+        for row in rows
+    ]
+
+
+def _turn_meta(row: Message) -> dict[str, Any]:
+    # Only what continuity needs: the previous turn's intent, mode and intro target.
+    meta = row.meta or {}
+    return {key: meta[key] for key in ("intent", "mode", "smalltalk_target_key") if key in meta}
+
+
+async def _sender_names(session: AsyncSession, rows: Any) -> dict[int, str]:
+    ids = {row.sender_id for row in rows if row.sender_id is not None}
+    if not ids:
+        return {}
+    result = await session.execute(select(User.id, User.display_name).where(User.id.in_(ids)))
+    return {row[0]: row[1] for row in result}
+
+
+def _apply_fact_profile(profile: dict[str, Any], known: dict[str, Any]) -> None:
+    for key in ("first_name", "last_name"):
+        if known.get(key):
+            profile[key] = str(known[key])
+    names = [profile.get("first_name"), profile.get("last_name")]
+    if any(names):
+        profile["full_name"] = " ".join(str(n) for n in names if n)
+
+
+def _apply_fact_settings(settings: dict[str, Any], known: dict[str, Any]) -> None:
+    for key in ("use_tu_form", "main_city", "main_activity"):
+        if key in known:
+            settings[key] = known[key]
+
+
+def _iso(value: datetime | None) -> str:
+    return value.isoformat() if value is not None else ""

@@ -1,0 +1,218 @@
+"""The response writer (node D): persona + rules + this turn's inputs + context -> the answer.
+
+The prompt is one system message followed by the recent turns:
+
+    persona (.luciform of the room)            writer/rules.md, anti_patterns.md,
+    writer/modes/<mode>.md                      ui_conventions.md (chat-safe output)
+    writer/blocked.md      (intent not eligible: refuse + alternative)
+    writer/sources.md      (web results present)
+    the turn's inputs (mode, intent, eligibility, target key, address form)
+    sections from the other nodes, by priority: docs first, then web, then the user's context
+
+After the model: flags are stripped, a Sources block the model wrote is replaced by the
+canonical one (1-3 bullets, titles and domains, never URLs), and the body is capped so the
+whole answer stays under MAX_ANSWER_CHARS.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from eko.chat.engine.flags import strip_flags
+from eko.chat.engine.registry import NodeContext, NodeResult, WriterSection
+from eko.chat.engine.templates import fill
+from eko.chat.text import cap_answer
+from eko.chat.websearch.base import WebSearchResult
+from eko.config import Settings
+from eko.llm.runtime import LLMRuntime
+from eko.llm.types import ChatMessage, Completion
+from eko.prompts.library import PromptLibrary
+
+log = structlog.get_logger("eko.chat")
+
+SOURCES_HEADER = "📌 Sources"
+MAX_SOURCES = 3
+# A "📌 Sources" block (or "Sources:" line) the model wrote itself, to the end of the text.
+_MODEL_SOURCES = re.compile(
+    r"(?:^|\n)[ \t]*"
+    r"(?:📌[ \t]*\**sources?\**[ \t]*:?|\**sources?\**[ \t]*:|\**sources?\**[ \t]*(?=\n))"
+    r"(?:.|\n)*$",
+    re.IGNORECASE,
+)
+_URL = re.compile(r"https?://\S+")
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenAnswer:
+    text: str
+    completion: Completion[Any]
+
+
+class ResponseWriter:
+    def __init__(self, *, runtime: LLMRuntime, prompts: PromptLibrary, settings: Settings) -> None:
+        self._runtime = runtime
+        self._prompts = prompts
+        self._settings = settings
+
+    def sections(self, inputs: Mapping[str, NodeResult]) -> list[WriterSection]:
+        found = [
+            result.output.section
+            for result in inputs.values()
+            if result.ok and result.output is not None and result.output.section is not None
+        ]
+        return sorted(found, key=lambda section: section.priority)
+
+    def messages(self, context: NodeContext, inputs: Mapping[str, NodeResult]) -> list[ChatMessage]:
+        decision, ctx, turn = context.decision, context.ctx, context.turn
+        prompts = self._prompts
+        parts = [prompts.persona(turn.room.persona)]
+        parts += [
+            prompts.text(f"writer/{name}.md")
+            for name in ("rules", "anti_patterns", "ui_conventions")
+        ]
+        parts.append(
+            fill(
+                prompts.text(f"writer/modes/{decision.mode}.md"),
+                target_key=decision.smalltalk_target_key
+                or "none (all collected: close the intro warmly)",
+                transition_window=decision.gates.get("transition_window") or "none",
+                transition_reason=decision.gates.get("transition_reason") or "none",
+            )
+        )
+        if not decision.intent_eligible:
+            parts.append(
+                fill(
+                    prompts.text("writer/blocked.md"),
+                    intent=decision.intent,
+                    block_reason=decision.intent_block_reason or "not available",
+                    missing_services=", ".join(decision.gates.get("missing_services") or [])
+                    or "none",
+                )
+            )
+        sections = self.sections(inputs)
+        if any(section.title == WEB_SECTION_TITLE for section in sections):
+            parts.append(prompts.text("writer/sources.md"))
+        parts.append(_turn_inputs(context))
+        for section in sections:
+            parts.append(f"## {section.title}\n{section.text}")
+        messages = [ChatMessage("system", "\n\n".join(part for part in parts if part.strip()))]
+        budget = self._settings.recent_max_chars
+        turns: list[ChatMessage] = []
+        for item in reversed(ctx.history):
+            if item.role not in ("user", "assistant") or budget <= 0:
+                continue
+            content = item.content[:budget]
+            budget -= len(content)
+            # A user's display name is sent only where several people speak (the lobby): in a
+            # direct room it adds nothing, and an answer that never saw it can be shared.
+            name = (
+                self._settings.assistant_name
+                if item.role == "assistant"
+                else item.name
+                if turn.room.kind == "lobby"
+                else None
+            )
+            turns.append(ChatMessage(item.role, content, name=name))  # type: ignore[arg-type]
+        messages += list(reversed(turns))
+        return messages
+
+    async def write(self, context: NodeContext, inputs: Mapping[str, NodeResult]) -> WrittenAnswer:
+        """One model call; LLMError propagates (the node turns it into a failure)."""
+        messages = self.messages(context, inputs)
+        sections = self.sections(inputs)
+        docs = next((s for s in sections if s.title == DOCS_SECTION_TITLE), None)
+        if docs is not None:
+            log.info("chat.response_writer.docs_chunks", preview=docs.text[:160])
+        log.info(
+            "chat.response_writer.call",
+            has_docs=docs is not None,
+            has_web=any(s.title == WEB_SECTION_TITLE for s in sections),
+            intent=context.decision.intent,
+            mode=context.decision.mode,
+            context_level=context.decision.context_level,
+            prompt_chars=sum(len(m.content) for m in messages),
+        )
+        completion = await self._runtime.complete(
+            messages,
+            purpose="writer",
+            room_id=context.turn.room.id,
+            message_id=context.turn.user_message.id,
+        )
+        return WrittenAnswer(text=completion.text, completion=completion)
+
+
+DOCS_SECTION_TITLE = "Documentation (use it first)"
+WEB_SECTION_TITLE = "Web results"
+
+
+def _turn_inputs(context: NodeContext) -> str:
+    decision, ctx = context.decision, context.ctx
+    use_tu = ctx.settings.get("use_tu_form")
+    address = "tu" if use_tu is True else "vous" if use_tu is False else "unknown (match the user)"
+    lines = [
+        "## This turn",
+        f"mode: {decision.mode}",
+        f"intent: {decision.intent}",
+        f"intent_eligible: {str(decision.intent_eligible).lower()}",
+        f"address: {address}",
+    ]
+    if decision.intent_block_reason:
+        lines.append(f"block_reason: {decision.intent_block_reason}")
+    if decision.smalltalk_target_key:
+        lines.append(f"smalltalk_target_key: {decision.smalltalk_target_key}")
+    if decision.mode == "discovery":
+        lines.append(f"transition_window: {decision.gates.get('transition_window') or 'none'}")
+        lines.append(f"transition_reason: {decision.gates.get('transition_reason') or 'none'}")
+    active = [name for name, on in decision.signals.to_meta().items() if on is True]
+    if active:
+        lines.append(f"signals: {', '.join(active)}")
+    if ctx.settings.get("locale_main"):
+        lines.append(f"locale: {ctx.settings['locale_main']}")
+    if ctx.settings.get("timezone"):
+        lines.append(f"timezone: {ctx.settings['timezone']}")
+    return "\n".join(lines)
+
+
+def sources_block(result: WebSearchResult | None) -> str:
+    """The canonical "📌 Sources" block: 1-3 bullets, title — domain, no URL."""
+    if result is None:
+        return ""
+    bullets = []
+    seen: set[str] = set()
+    for source in result.sources:
+        title = _URL.sub("", source.title).strip() or source.domain
+        label = (
+            f"{title[:90]} — {source.domain}"
+            if source.domain and source.domain not in title
+            else title[:90]
+        )
+        if label and label not in seen:
+            seen.add(label)
+            bullets.append(f"• {label}")
+        if len(bullets) == MAX_SOURCES:
+            break
+    return f"{SOURCES_HEADER}\n" + "\n".join(bullets) if bullets else ""
+
+
+def compose_answer(
+    raw: str, *, web: WebSearchResult | None, max_chars: int
+) -> tuple[str, dict[str, bool]]:
+    """The answer-only lock on a model text: flags out, canonical sources, capped length."""
+    text, flags = strip_flags(raw)
+    block = sources_block(web)
+    if block:
+        text = _MODEL_SOURCES.sub("", text).rstrip()
+        text = _URL.sub("", text).strip()
+        body = cap_answer(text, max(1, max_chars - len(block) - 2)) if text else ""
+        return (f"{body}\n\n{block}" if body else ""), flags
+    return cap_answer(text, max_chars), flags
+
+
+def history_sources(turns: Sequence[Any], current_seq: int) -> bool:
+    """True when the prompt carried earlier messages of the conversation."""
+    return any(getattr(item, "seq", current_seq) < current_seq for item in turns)
