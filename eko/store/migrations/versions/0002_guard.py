@@ -28,7 +28,6 @@ def upgrade() -> None:
         sa.Column("metadata", sa.JSON(), nullable=False),
         sa.Column("status", sa.String(16), nullable=False),
         sa.Column("usage_count", sa.Integer(), nullable=False),
-        sa.Column("embedding_model", sa.String(200), nullable=False),
         sa.Column("source_message_id", sa.String(32), nullable=True),
         sa.Column("created_at", Timestamp, nullable=False),
         sa.Column("last_used_at", Timestamp, nullable=True),

@@ -1,0 +1,172 @@
+"""The false-hit check: a cheap second opinion after the cosine says "same question".
+
+Cosine similarity of sentence embeddings cannot tell a question from its negation or from the
+same question about another thing ("how do I learn Python" / "… Java"): both score ≥ 0.9 with
+every small embedder measured (see docs/guard.md). Before serving a cached answer, the words
+that carry the difference must agree:
+
+- negation: both questions negated, or neither ("not", "never", "ne … pas", "sans" …);
+- numbers: no number swapped for another ("Python 2" is not "Python 3");
+- names: no name swapped for another (capitalized words inside a sentence, acronyms):
+  "learn Java" is not "learn Python", wherever the other side writes it in lower case.
+
+Each rule only looks at words of these three kinds, so a paraphrase with other words
+("improve my handwriting" / "have good handwriting") passes, and so does a question that only
+adds a detail ("… in Sydney"). Pure string work: microseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from eko.guard.normalize import fold_words
+
+# Markers of a negated question, in English and French (after fold_words: "n't" -> "not",
+# "n'" -> "ne"). "plus"/"personne" are left out: without "ne" they mean "more"/"person".
+NEGATIONS = frozenset(
+    {
+        "not", "no", "never", "nor", "neither", "none", "nobody", "nothing", "nowhere",
+        "without",
+        "ne", "pas", "jamais", "aucun", "aucune", "rien", "sans", "ni", "nul", "nulle",
+    }
+)  # fmt: skip
+# Function and question words (English, French): never a name, never what a question is about.
+_STOPWORDS_TEXT = """
+    the and for are was were been being have has had having does did doing will would shall
+    should can could may might must what which who whom whose when where why how that this
+    these those there here with from into onto about than then them they their your you our
+    its his her she him any all some each every other more most much many such only also very
+    just not but out get got make best good way ways thing things one people someone anyone
+    les des une est sont etre avoir fait faire pour par avec dans sur sous que qui quoi quel
+    quelle quels quelles comment pourquoi quand combien mon ton son mes tes ses nos vos leur
+    leurs cette ces elle ils elles nous vous pas plus tout tous toute toutes bien tres aux
+"""
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+# A token of the original text: letters/digits with inner apostrophes or dashes.
+_TOKEN = re.compile(r"[^\W_][\w'’-]*")
+_SENTENCE_END = re.compile(r"[.!?…:;]\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    passed: bool
+    # Rules that failed: "negation", "numbers", "names".
+    failed: tuple[str, ...] = ()
+    # What differed, for staff and metadata: e.g. {"names": {"only_question": ["java"], ...}}.
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def as_meta(self) -> dict[str, Any]:
+        return {"passed": self.passed, "failed": list(self.failed), "details": self.details}
+
+
+def false_hit_check(question: str, stored: str) -> CheckResult:
+    """Do `question` and the stored question agree on negation, numbers and names?"""
+    failed: list[str] = []
+    details: dict[str, Any] = {}
+    neg_q, neg_s = is_negated(question), is_negated(stored)
+    if neg_q != neg_s:
+        failed.append("negation")
+        details["negation"] = {"question": neg_q, "stored": neg_s}
+    num_q, num_s = numbers(question), numbers(stored)
+    if _swapped(num_q - num_s, num_s - num_q):
+        failed.append("numbers")
+        details["numbers"] = {
+            "only_question": sorted(num_q - num_s),
+            "only_stored": sorted(num_s - num_q),
+        }
+    # A name on one side must be a word of the other, whatever its case there: users type
+    # "python" as often as "Python".
+    only_q = sorted(n for n in names(question) if not _mentions(stored, n))
+    only_s = sorted(n for n in names(stored) if not _mentions(question, n))
+    # A side typed without capitals cannot show its names: its own words stand in for them
+    # ("how do i learn java" vs "How do I learn Python?").
+    if only_s and not only_q and not has_case(question):
+        only_q = _unshared_words(question, stored)
+    if only_q and not only_s and not has_case(stored):
+        only_s = _unshared_words(stored, question)
+    if _swapped(only_q, only_s):
+        failed.append("names")
+        details["names"] = {"only_question": only_q, "only_stored": only_s}
+    return CheckResult(not failed, tuple(failed), details)
+
+
+def _swapped(only_question: Collection[str], only_stored: Collection[str]) -> bool:
+    """A substitution (each side has one the other lacks) changes the question: "Python 2" vs
+    "Python 3", "learn Java" vs "learn Python". A mere addition ("… in Sydney", "the 10 best")
+    only narrows it, and real paraphrases do that all the time (measured: docs/guard.md)."""
+    return bool(only_question) and bool(only_stored)
+
+
+def is_negated(text: str) -> bool:
+    return any(word in NEGATIONS for word in fold_words(text))
+
+
+def numbers(text: str) -> frozenset[str]:
+    """Numbers as written, with "1,5" == "1.5" and leading zeros dropped."""
+    found = set()
+    for match in _NUMBER.findall(text):
+        value = match.replace(",", ".")
+        whole, _, fraction = value.partition(".")
+        whole = whole.lstrip("0") or "0"
+        fraction = fraction.rstrip("0")
+        found.add(f"{whole}.{fraction}" if fraction else whole)
+    return frozenset(found)
+
+
+def names(text: str) -> frozenset[str]:
+    """Proper names and acronyms, folded: capitalized words that do not start a sentence.
+
+    Text with no usable case (all lower, all upper, or Title Case Throughout) gives none.
+    """
+    candidates: list[str] = []  # capitalized tokens that are not there for grammar
+    inner = 0  # tokens that neither start a sentence nor are "I"
+    for index, match in enumerate(_TOKEN.finditer(text)):
+        token = match.group(0)
+        words = fold_words(token)
+        if not words or words[0] in _NOT_NAMES:
+            continue
+        starts = index == 0 or bool(_SENTENCE_END.search(text[: match.start()]))
+        inner += not starts
+        if token[0].isupper() and (not starts or _is_acronym(token)):
+            candidates.append(words[0])
+    # All lower case, or Title Case Throughout: case says nothing about names there.
+    if not candidates or all(c.isupper() for c in text if c.isalpha()):
+        return frozenset()
+    if len(candidates) > inner / 2 and len(candidates) > 1:
+        return frozenset()
+    return frozenset(candidates)
+
+
+def has_case(text: str) -> bool:
+    """Whether capitals in this text can mark names (not all lower, not all upper case)."""
+    letters = [c for c in text if c.isalpha()]
+    return any(c.isupper() for c in letters) and not all(c.isupper() for c in letters)
+
+
+def _unshared_words(text: str, other: str) -> list[str]:
+    """Content words of `text` that `other` does not mention."""
+    return sorted(
+        {
+            w
+            for w in fold_words(text)
+            if len(w) > 2 and w not in STOPWORDS and not _mentions(other, w)
+        }
+    )
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether `name` (folded) is a word of `text`, allowing a plural either way."""
+    words = set(fold_words(text))
+    return name in words or name + "s" in words or (name.endswith("s") and name[:-1] in words)
+
+
+# Capitalized for grammar, not names.
+_NOT_NAMES = frozenset({"i", "im", "ive", "id", "ill"})
+
+
+def _is_acronym(token: str) -> bool:
+    return sum(c.isupper() for c in token) >= 2
