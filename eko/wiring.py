@@ -9,13 +9,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from eko.chat.background import BackgroundTasks
-from eko.chat.reply import ReplyWriter
+from eko.chat.engine import ChatEngineParts, build_chat_engine
+from eko.chat.feedback import FeedbackService
+from eko.chat.memory_context import memory_context_node
+from eko.chat.memory_guard import GuardAutoLearn, GuardLearning, MemoryGuardStage
 from eko.chat.service import ChatService
 from eko.config import Settings
 from eko.embed import Embedder, build_embedder
+from eko.guard.service import GuardService
 from eko.llm.providers import build_providers
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import Provider
+from eko.memory.service import Memory, build_memory
 from eko.prompts.library import PromptLibrary
 from eko.store.db import Database
 from eko.store.llm_calls import DatabaseCallRecorder
@@ -33,11 +38,21 @@ class Services:
     vectors: VectorIndex
     chat: ChatService
     background: BackgroundTasks
+    guard: GuardService
+    feedback: FeedbackService
+    memory: Memory
+    # The chat engine's parts: node registry, docs scopes, web search, paywall.
+    engine: ChatEngineParts
 
     async def aclose(self) -> None:
         await self.background.drain()
+        await self.engine.aclose()
         for provider in self.providers:
             await provider.aclose()
+        # Some embedders hold an HTTP client.
+        close_embedder = getattr(self.embedder, "aclose", None)
+        if close_embedder is not None:
+            await close_embedder()
         await self.database.dispose()
 
 
@@ -60,9 +75,61 @@ def build_services(
         assistant_name=settings.assistant_name,
     )
     embedder = embedder or build_embedder(settings)
-    writer = ReplyWriter(database=database, runtime=runtime, prompts=prompts, settings=settings)
     background = BackgroundTasks()
-    chat = ChatService(database=database, writer=writer, settings=settings, background=background)
+    vectors = build_vector_index(database, settings)
+    # The chat engine is the writer (orchestrator -> plan -> executor -> response writer).
+    engine = build_chat_engine(
+        settings=settings,
+        database=database,
+        runtime=runtime,
+        prompts=prompts,
+        embedder=embedder,
+        vectors=vectors,
+    )
+    guard = GuardService(
+        database=database,
+        vectors=vectors,
+        embedder=embedder,
+        threshold=settings.guard_threshold,
+        max_age_days=settings.guard_max_age_days,
+        auto_prune=settings.guard_auto_prune,
+        false_hit_check=settings.guard_false_hit_check,
+        candidates=settings.guard_candidates,
+    )
+    guard_learning = GuardLearning(guard, database, assistant_name=settings.assistant_name)
+    memory = build_memory(
+        settings=settings,
+        database=database,
+        runtime=runtime,
+        embedder=embedder,
+        vectors=vectors,
+        prompts=prompts,
+    )
+    # The dual context (past summaries + facts) as node M, for the response writer.
+    engine.nodes.register(
+        memory_context_node(memory.context, timeout_s=settings.chat_node_timeout_s)
+    )
+    chat = ChatService(
+        database=database,
+        writer=engine.engine,
+        settings=settings,
+        background=background,
+        # In this order: the first short-circuit that returns a Draft answers (quota paywall
+        # first, then the memory guard), before any model call.
+        short_circuits=[
+            engine.paywall,
+            MemoryGuardStage(
+                guard, assistant_name=settings.assistant_name, enabled=settings.guard_enabled
+            ),
+        ],
+        after_reply=[
+            GuardAutoLearn(
+                guard_learning, cacheable_intents=frozenset(settings.guard_cacheable_intents)
+            ),
+            # Memory extraction (facts/self/goals) and hierarchical summaries.
+            *memory.after_reply_hooks(),
+        ],
+    )
     return Services(
         settings=settings,
         database=database,
@@ -70,7 +137,11 @@ def build_services(
         providers=providers,
         runtime=runtime,
         embedder=embedder,
-        vectors=build_vector_index(database, settings),
+        vectors=vectors,
         chat=chat,
         background=background,
+        guard=guard,
+        feedback=FeedbackService(database=database, guard=guard, learning=guard_learning),
+        memory=memory,
+        engine=engine,
     )

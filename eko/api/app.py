@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from eko import __version__
 from eko.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from eko.api.problems import install_problem_handlers
-from eko.api.routers import health, rooms, users
+from eko.api.routers import chat_engine, guard, health, memory, rooms, users
 from eko.config import Settings
 from eko.store.migrate import upgrade
 from eko.wiring import Services, build_services
@@ -48,6 +48,9 @@ def create_app(
     app.include_router(health.router)
     app.include_router(users.router)
     app.include_router(rooms.router)
+    app.include_router(guard.router)
+    app.include_router(memory.router)
+    app.include_router(chat_engine.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
 
     @app.get("/", include_in_schema=False)

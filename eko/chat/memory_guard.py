@@ -5,7 +5,7 @@ and the feedback route share.
 Scope rule (docs/guard.md, eko.guard.validation.reply_privacy): an answer is learned for
 everyone talking to the room's persona only when the writer said it used no personal context
 (`personal_context: False`). An answer whose prompt held only the room's earlier turns, or whose
-writer does not say (the simple ReplyWriter), is learned privately for the asker: served back to
+writer does not say, is learned privately for the asker: served back to
 them, never to anyone else. Answers that used the user's facts, profile or settings are never
 learned.
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -62,6 +63,10 @@ class ChatService:
         self.background = background or BackgroundTasks()
         name = re.escape(settings.assistant_name)
         self._mention = re.compile(rf"(?<![\w@])@?{name}\b", re.IGNORECASE)
+        # One lock per user message being answered in this process: concurrent duplicate
+        # requests wait for the first answer instead of calling the model again. Across
+        # workers, the unique dedupe key still stores one answer (the loser returns it).
+        self._answering: dict[str, tuple[asyncio.Lock, int]] = {}
 
     def validate(self, content: str) -> str:
         text = content.strip()
@@ -72,9 +77,16 @@ class ChatService:
         return text
 
     async def post(
-        self, *, user: User, room: Room, content: str, client_message_id: str | None = None
+        self,
+        *,
+        user: User,
+        room: Room,
+        content: str,
+        client_message_id: str | None = None,
+        respond: bool = True,
     ) -> Exchange:
-        """Validate, store the user message (counted against the quota), then answer it."""
+        """Validate, store the user message (counted against the quota), then answer it
+        (unless respond=False: the client asks for the answer later, POST /v1/chat/message)."""
         text = self.validate(content)
         token = client_message_id or uuid.uuid4().hex
         user_message, created = await message_repo.append_message(
@@ -87,7 +99,7 @@ class ChatService:
             in_same_transaction=_count_quota,
         )
         assistant_message = None
-        if self.should_answer(room, text):
+        if respond and self.should_answer(room, text):
             assistant_message = await self.answer(
                 Turn(user=user, room=room, user_message=user_message)
             )
@@ -101,6 +113,20 @@ class ChatService:
 
     async def answer(self, turn: Turn) -> Message:
         """Store (once) and return the assistant's answer to a stored user message."""
+        key = turn.user_message.id
+        lock, waiting = self._answering.get(key, (asyncio.Lock(), 0))
+        self._answering[key] = (lock, waiting + 1)
+        try:
+            async with lock:
+                return await self._answer_once(turn)
+        finally:
+            lock, waiting = self._answering[key]
+            if waiting <= 1:
+                del self._answering[key]
+            else:
+                self._answering[key] = (lock, waiting - 1)
+
+    async def _answer_once(self, turn: Turn) -> Message:
         dedupe_key = reply_dedupe_key(turn.user_message.id)
         async with self._database.session() as session:
             existing = await message_repo.get_by_dedupe_key(session, dedupe_key=dedupe_key)

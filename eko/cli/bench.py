@@ -21,6 +21,18 @@ _SUITES = {
         "bench.bench_vectors",
         "vector search p50/p95 at 10k/100k on SQLite and PostgreSQL",
     ),
+    "pipeline": (
+        "bench.bench_pipeline",
+        "chat pipeline overhead per message (10k history, 1k docs chunks), SQLite and PostgreSQL",
+    ),
+    "guard": (
+        "bench.bench_guard",
+        "memory guard on QQP: precision/recall/false hits; lookup p50/p95 at 1k-100k",
+    ),
+    "context": (
+        "bench.bench_context",
+        "dual context on LoCoMo: evidence recall, prompt size vs history, summary calls",
+    ),
 }
 
 

@@ -53,8 +53,11 @@ class LocalSession:
         async with services.database.session() as session:
             user = await user_repo.get_by_name(session, display_name=user_name)
             if user is None:
+                # The terminal user is the operator's own (the process has the database in
+                # hand): the free-message quota is a rule for end users, so it is created pro.
                 user, _ = await user_repo.create_user(
                     session,
+                    is_pro=True,
                     display_name=user_name,
                     free_quota_limit=settings.default_free_quota_limit,
                 )
@@ -159,7 +162,13 @@ async def _loop(session: ChatSession) -> None:
                 continue
             meta = reply.get("metadata") or {}
             console.print(f"[bold green]eko>[/] {escape(reply['content'])}")
-            tag = " · ".join(str(x) for x in (meta.get("provider"), meta.get("fallback")) if x)
+            parts = (
+                meta.get("provider"),
+                meta.get("mode"),
+                meta.get("intent"),
+                meta.get("fallback"),
+            )
+            tag = " · ".join(str(x) for x in parts if x)
             if tag:
                 console.print(f"[dim]{escape(tag)}[/]")
     finally:

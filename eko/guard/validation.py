@@ -59,7 +59,7 @@ def reply_privacy(meta: Mapping[str, Any]) -> Privacy:
       "settings"]) -> "private": the asker alone;
     - `personal_context: True` for anything else (facts, profile, memory, or no sources
       given) -> "personal": never cached;
-    - not reported (the simple ReplyWriter, which sends recent turns) -> "private".
+    - not reported (a writer that does not say) -> "private".
     """
     used = meta.get("personal_context")
     if used is False:

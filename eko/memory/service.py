@@ -33,7 +33,7 @@ class Memory:
     def after_reply_hooks(self) -> list[Any]:
         """The AfterReply hooks to register in ChatService, per the enabled features."""
         hooks: list[Any] = []
-        if self.settings.memory_extract_enabled:
+        if self.settings.memory_extraction_on:
             hooks.append(
                 ExtractionHook(self.extractor, min_chars=self.settings.memory_extract_min_chars)
             )

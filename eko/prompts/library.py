@@ -30,11 +30,16 @@ class PromptLibrary:
         return sorted(p.stem for p in (self.root / "personas").glob(f"*{PERSONA_SUFFIX}"))
 
     def has_persona(self, name: str) -> bool:
-        return bool(_NAME.match(name)) and (self.root / "personas" / f"{name}{PERSONA_SUFFIX}").is_file()
+        return (
+            bool(_NAME.match(name))
+            and (self.root / "personas" / f"{name}{PERSONA_SUFFIX}").is_file()
+        )
 
     def persona(self, name: str) -> str:
         if not self.has_persona(name):
-            raise UnknownPersona(f"unknown persona {name!r}; available: {', '.join(self.personas())}")
+            raise UnknownPersona(
+                f"unknown persona {name!r}; available: {', '.join(self.personas())}"
+            )
         return self.text(f"personas/{name}{PERSONA_SUFFIX}")
 
 

@@ -6,9 +6,14 @@ model module adds one import line below.
 
 from __future__ import annotations
 
-from eko.store import models
+from eko.store import (
+    chat_models,  # chat engine: facts, agents, services, docs
+    guard_models,  # memory guard
+    memory_models,  # memory: items, summaries, topics
+    models,
+)
 from eko.store.models import Base
 
 metadata = Base.metadata
 
-__all__ = ["Base", "metadata", "models"]
+__all__ = ["Base", "chat_models", "guard_models", "memory_models", "metadata", "models"]

@@ -52,6 +52,9 @@ def make_harness(database: Database) -> Callable[..., object]:
     async def factory(
         providers: Sequence[Provider] | None = None, **settings_overrides: object
     ) -> AsyncIterator[Harness]:
+        # Memory extraction makes one model call after every reply: off unless a test asks for
+        # it, so other tests' scripted models and call counts stay theirs.
+        settings_overrides.setdefault("memory_extract_enabled", False)
         settings = Settings(database_url=database.url, _env_file=None, **settings_overrides)  # type: ignore[arg-type]
         services = build_services(
             settings,
@@ -62,6 +65,11 @@ def make_harness(database: Database) -> Callable[..., object]:
         app = create_app(settings, services=services, migrate=False)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://eko.test") as client:
-            yield Harness(client, services, settings)
+            try:
+                yield Harness(client, services, settings)
+            finally:
+                # After-reply work still running would hold a transaction open into the next
+                # test, whose TRUNCATE (a sync fixture, blocking this loop) then waits forever.
+                await services.background.drain()
 
     return factory

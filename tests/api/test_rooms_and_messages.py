@@ -47,8 +47,16 @@ async def test_post_message_stores_both_and_returns_reply(make_harness: Any) -> 
         assert [m["role"] for m in page["items"]] == ["user", "assistant"]
         assert [m["seq"] for m in page["items"]] == [1, 2]
         calls = (await h.client.get(f"/v1/rooms/{room_id}/llm-calls", headers=headers)).json()
-        assert [(c["purpose"], c["outcome"]) for c in calls] == [("reply", "ok")]
-        assert calls[0]["message_id"] == body["user_message"]["id"]
+        # The chat engine makes one orchestrator call and one writer call. This constant model
+        # does not answer JSON: the orchestrator's call is invalid (re-asked once), and the
+        # deterministic fallback routes the turn.
+        assert [(c["purpose"], c["outcome"]) for c in calls] == [
+            ("orchestrator", "invalid"),
+            ("orchestrator", "invalid"),
+            ("writer", "ok"),
+        ]
+        assert reply["metadata"]["orchestrator"]["fallback"] == "invalid_output"
+        assert {c["message_id"] for c in calls} == {body["user_message"]["id"]}
 
 
 async def test_history_reaches_the_model_in_order(make_harness: Any) -> None:
@@ -67,7 +75,9 @@ async def test_history_reaches_the_model_in_order(make_harness: Any) -> None:
         ("assistant", "seen 2"),
         ("user", "deux"),
     ]
-    assert last[1].name == "bob"
+    # A direct room sends no display names to the writer (only the lobby does, where several
+    # people speak): an answer that never saw the user's name can be shared by the guard.
+    assert last[1].name is None
 
 
 async def test_fallback_when_first_provider_refuses_connection(make_harness: Any) -> None:
@@ -92,7 +102,8 @@ async def test_fallback_when_first_provider_refuses_connection(make_harness: Any
         assert body["assistant_message"]["content"] == "from the fallback"
         assert body["assistant_message"]["metadata"]["fallback_used"] is True
         calls = (await h.client.get(f"/v1/rooms/{room_id}/llm-calls", headers=headers)).json()
-    assert [(c["provider"], c["outcome"]) for c in calls] == [
+    writer_calls = [c for c in calls if c["purpose"] == "writer"]
+    assert [(c["provider"], c["outcome"]) for c in writer_calls] == [
         ("primary", "error"),
         ("backup", "fallback"),
     ]
@@ -115,7 +126,13 @@ async def test_fallback_when_first_provider_returns_garbage(make_harness: Any) -
             )
         ).json()
         assert body["assistant_message"]["content"] == "clean answer"
-        assert await _count(h, LLMCall) == 2
+        async with h.services.database.session() as session:
+            writer_calls = (
+                await session.execute(
+                    select(func.count()).select_from(LLMCall).where(LLMCall.purpose == "writer")
+                )
+            ).scalar_one()
+        assert writer_calls == 2
 
 
 async def test_all_providers_down_gives_safe_answer(make_harness: Any) -> None:
@@ -141,6 +158,7 @@ async def test_same_client_message_id_is_stored_once(make_harness: Any) -> None:
         first = (
             await h.client.post(f"/v1/rooms/{room_id}/messages", json=payload, headers=headers)
         ).json()
+        asked = len(model.requests)
         second = (
             await h.client.post(f"/v1/rooms/{room_id}/messages", json=payload, headers=headers)
         ).json()
@@ -148,7 +166,7 @@ async def test_same_client_message_id_is_stored_once(make_harness: Any) -> None:
         assert second["user_message"]["id"] == first["user_message"]["id"]
         assert second["assistant_message"]["id"] == first["assistant_message"]["id"]
         assert await _count(h, Message) == 2
-    assert len(model.requests) == 1
+    assert asked > 0 and len(model.requests) == asked  # the repeat asked the model nothing
 
 
 async def test_lobby_answers_only_when_named(make_harness: Any) -> None:

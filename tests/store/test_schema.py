@@ -20,7 +20,10 @@ async def test_migrated_database_matches_models(database: Database) -> None:
             d
             for d in compare_metadata(context, Base.metadata)
             # sqlite-vec/pgvector index structures are created lazily, outside the models.
-            if not (isinstance(d, tuple) and str(d[1]).startswith(("vec_", "ix_embeddings_hnsw")))
+            if not (
+                isinstance(d, tuple)
+                and str(getattr(d[1], "name", "")).startswith(("vec_", "ix_embeddings_hnsw"))
+            )
         ]
 
     async with database.engine.connect() as connection:

@@ -91,14 +91,25 @@ async def post_message(
     user: CurrentUser,
     database: DatabaseDep,
     chat: ChatDep,
+    respond: Annotated[
+        bool,
+        Query(
+            description="false: only store the message; ask for the answer with "
+            "POST /v1/chat/message (the seed's client flow)"
+        ),
+    ] = True,
 ) -> ExchangeOut:
     """Store the user's message, then return it with the assistant's reply (null in a lobby when
-    the assistant is not addressed)."""
+    the assistant is not addressed, or with respond=false)."""
     async with database.session() as session:
         room = await room_for_user(session, room_id=room_id, user=user)
     try:
         exchange = await chat.post(
-            user=user, room=room, content=body.content, client_message_id=body.client_message_id
+            user=user,
+            room=room,
+            content=body.content,
+            client_message_id=body.client_message_id,
+            respond=respond,
         )
     except MessageTooLong as exc:
         raise Problem(

@@ -49,7 +49,7 @@ _WRITER_FAILURES = {
 
 
 class ChatEngine:
-    """The Writer of the chat engine (replaces the simple ReplyWriter)."""
+    """The Writer of the chat engine."""
 
     def __init__(
         self,
