@@ -21,11 +21,35 @@ function renderMessage(m) {
   meta.className = "meta";
   const md = m.metadata || {};
   meta.textContent = m.role === "assistant"
-    ? [md.provider, md.model, md.fallback ? `fallback: ${md.fallback}` : ""].filter(Boolean).join(" · ")
+    ? [m.type === "cached_response" ? "from memory (no model call)" : md.provider, md.model,
+       md.intent ? `intent: ${md.intent}` : "", md.fallback ? `fallback: ${md.fallback}` : ""]
+        .filter(Boolean).join(" · ")
     : new Date(m.created_at).toLocaleTimeString();
   div.appendChild(meta);
+  if (m.role === "assistant") div.appendChild(feedbackButtons(m));
   $("messages").appendChild(div);
   $("messages").scrollTop = $("messages").scrollHeight;
+}
+
+// A thumbs-up validates an answer: the memory guard may then serve it again without a model.
+function feedbackButtons(m) {
+  const box = document.createElement("span");
+  box.className = "feedback";
+  for (const [rating, label] of [["up", "👍"], ["down", "👎"]]) {
+    const button = document.createElement("button");
+    button.textContent = label;
+    button.title = rating === "up" ? "Good answer" : "Bad answer";
+    button.onclick = async () => {
+      try {
+        const result = await api(`/v1/messages/${m.id}/feedback`, {
+          method: "POST", body: JSON.stringify({ rating }),
+        });
+        box.textContent = result.learned ? "thanks — remembered" : "thanks";
+      } catch (error) { box.textContent = `error: ${error.message}`; }
+    };
+    box.appendChild(button);
+  }
+  return box;
 }
 
 async function openRoom(room) {
