@@ -35,7 +35,7 @@ function renderMessage(m) {
 function feedbackButtons(m) {
   const box = document.createElement("span");
   box.className = "feedback";
-  for (const [rating, label] of [["up", "👍"], ["down", "👎"]]) {
+  for (const [rating, label] of [["up", "good answer"], ["down", "bad answer"]]) {
     const button = document.createElement("button");
     button.textContent = label;
     button.title = rating === "up" ? "Good answer" : "Bad answer";
