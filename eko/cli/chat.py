@@ -98,7 +98,7 @@ class RemoteSession:
         )
         body = response.json()
         if response.status_code >= 400:
-            raise RuntimeError(body.get("detail") or body.get("title"))
+            raise RuntimeError(_problem_text(response))
         reply: dict[str, Any] | None = body["assistant_message"]
         return reply
 
@@ -119,12 +119,12 @@ class RemoteSession:
                     body["persona"] = persona
                 response = await client.post("/v1/rooms", json=body)
                 if response.status_code >= 400:
-                    raise RuntimeError(response.json().get("detail") or response.text)
+                    raise RuntimeError(_problem_text(response))
                 room_id = response.json()["id"]
             else:
                 response = await client.get(f"/v1/rooms/{room_id}")
                 if response.status_code >= 400:
-                    raise RuntimeError(response.json().get("detail") or response.text)
+                    raise RuntimeError(_problem_text(response))
         except (httpx.HTTPError, RuntimeError) as exc:
             await client.aclose()
             fail(
@@ -203,3 +203,14 @@ def chat(
         await _loop(session)
 
     run(go())
+
+
+def _problem_text(response: httpx.Response) -> str:
+    """The readable part of a problem+json error (detail, else title), else the raw body."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:200]
+    if isinstance(body, dict):
+        return str(body.get("detail") or body.get("title") or body)[:200]
+    return str(body)[:200]
