@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from eko.cli.common import console, fail, load_settings, run
-from eko.config import mask_url
+from eko.cli.common import console, fail, migrated_services, run
 from eko.embed.base import EmbeddingError
 from eko.guard.scope import InvalidScope, Scope, lookup_scopes
 from eko.guard.service import GuardService, NotLearnable
-from eko.logging import configure_logging
 from eko.store.guard_models import GuardEntry
-from eko.store.migrate import is_up_to_date
-from eko.wiring import Services, build_services
+from eko.wiring import Services
 
 app = typer.Typer(help="The memory guard (semantic response cache).", no_args_is_help=True)
 
@@ -28,26 +23,6 @@ PersonaOpt = Annotated[
 UserOpt = Annotated[
     str | None, typer.Option("--user", help="A user's public id: their private scope.")
 ]
-
-
-@asynccontextmanager
-async def _services() -> AsyncIterator[Services]:
-    settings = load_settings()
-    configure_logging("WARNING")
-    services = build_services(settings)
-    try:
-        try:
-            ok = await is_up_to_date(services.database)
-        except Exception as exc:
-            fail(
-                f"database unreachable ({mask_url(settings.database_url)}): {exc}",
-                fix="check EKO_DATABASE_URL",
-            )
-        if not ok:
-            fail("the database is not migrated", fix="run `eko db upgrade`")
-        yield services
-    finally:
-        await services.aclose()
 
 
 def _persona(services: Services, persona: str | None) -> str:
@@ -100,7 +75,7 @@ def list_command(
         fail("--status must be active or obsolete")
 
     async def go() -> None:
-        async with _services() as services:
+        async with migrated_services() as services:
             entries, total = await services.guard.list_entries(
                 persona=persona, status=status, text=text, limit=limit, offset=offset
             )
@@ -126,7 +101,7 @@ def search_command(
     served or counted)."""
 
     async def go() -> None:
-        async with _services() as services:
+        async with migrated_services() as services:
             chosen = _persona(services, persona)
             try:
                 scopes = lookup_scopes(chosen, user) if user else [Scope(chosen)]
@@ -172,7 +147,7 @@ def show_command(entry_id: Annotated[str, typer.Argument(help="Entry id.")]) -> 
     """Show one entry in full."""
 
     async def go() -> None:
-        async with _services() as services:
+        async with migrated_services() as services:
             entry = await _get(services.guard, entry_id)
         rows: list[tuple[str, Any]] = [
             ("id", entry.id),
@@ -198,7 +173,7 @@ def obsolete_command(entry_id: Annotated[str, typer.Argument(help="Entry id.")])
     """Mark an entry obsolete: never served again, kept for audit until it expires."""
 
     async def go() -> None:
-        async with _services() as services:
+        async with migrated_services() as services:
             entry = await services.guard.mark_obsolete(entry_id, reason="staff", by="cli")
         if entry is None:
             fail(f"no cache entry {entry_id!r}", fix="see `eko cache list`")
@@ -217,7 +192,7 @@ def delete_command(
         raise typer.Exit(1)
 
     async def go() -> bool:
-        async with _services() as services:
+        async with migrated_services() as services:
             return await services.guard.delete(entry_id)
 
     if not run(go()):
@@ -232,7 +207,7 @@ def prune_command(
     """Delete entries older than EKO_GUARD_MAX_AGE_DAYS (active or obsolete)."""
 
     async def go() -> tuple[int, int]:
-        async with _services() as services:
+        async with migrated_services() as services:
             count = await services.guard.prune(dry_run=dry_run)
             return count, services.guard.max_age_days
 
@@ -254,7 +229,7 @@ def add_command(
     """Add a validated question/answer pair (shared by the persona, or private with --user)."""
 
     async def go() -> GuardEntry:
-        async with _services() as services:
+        async with migrated_services() as services:
             chosen = _persona(services, persona)
             meta = {
                 "phase": phase,

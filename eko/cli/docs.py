@@ -13,12 +13,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from eko.chat.docs.service import DocsService, InvalidScope, check_scope_name
-from eko.cli.common import console, fail, load_settings, run
-from eko.config import mask_url
+from eko.cli.common import console, fail, migrated_services, run
 from eko.embed.base import EmbeddingError
-from eko.logging import configure_logging
-from eko.store.migrate import is_up_to_date
-from eko.wiring import build_services
 
 app = typer.Typer(
     help="Documentation scopes (docs chunks for the chat engine).", no_args_is_help=True
@@ -29,22 +25,8 @@ SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text"}
 
 @asynccontextmanager
 async def _docs() -> AsyncIterator[DocsService]:
-    settings = load_settings()
-    configure_logging("WARNING")
-    services = build_services(settings)
-    try:
-        try:
-            ok = await is_up_to_date(services.database)
-        except Exception as exc:
-            fail(
-                f"database unreachable ({mask_url(settings.database_url)}): {exc}",
-                fix="check EKO_DATABASE_URL",
-            )
-        if not ok:
-            fail("the database is not migrated", fix="run `eko db upgrade`")
+    async with migrated_services() as services:
         yield services.engine.docs
-    finally:
-        await services.aclose()
 
 
 def documents(path: Path) -> list[tuple[Path, str]]:

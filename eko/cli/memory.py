@@ -5,8 +5,7 @@ The terminal is the operator's: it sees every scope (like staff in the API).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -14,15 +13,13 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from eko.cli.common import console, fail, load_settings, run
+from eko.cli.common import console, fail, migrated_services, run
 from eko.embed.base import EmbeddingError
-from eko.logging import configure_logging
 from eko.memory.scopes import room_key
 from eko.memory.text import clip
 from eko.store import rooms as room_repo
 from eko.store.memory_models import GOAL_STATUSES, MEMORY_KINDS, Summary
-from eko.store.migrate import is_up_to_date
-from eko.wiring import Services, build_services
+from eko.wiring import Services
 
 app = typer.Typer(help="Facts, self-knowledge and goals (curiosities).", no_args_is_help=True)
 summaries_app = typer.Typer(help="A room's hierarchical summaries.", no_args_is_help=True)
@@ -32,26 +29,9 @@ T = TypeVar("T")
 PREVIEW_CHARS = 90
 
 
-@asynccontextmanager
-async def _services() -> AsyncIterator[Services]:
-    settings = load_settings()
-    configure_logging("WARNING")
-    services = build_services(settings)
-    try:
-        try:
-            migrated = await is_up_to_date(services.database)
-        except Exception as exc:
-            fail(f"database unreachable: {exc}", fix="check EKO_DATABASE_URL")
-        if not migrated:
-            fail("the database is not migrated", fix="run `eko db upgrade`")
-        yield services
-    finally:
-        await services.aclose()
-
-
 def _with_services(work: Callable[[Services], Awaitable[T]]) -> T:
     async def go() -> T:
-        async with _services() as services:
+        async with migrated_services() as services:
             return await work(services)
 
     try:

@@ -7,10 +7,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from eko.cli.common import console, fail, load_settings, run
+from eko.cli.common import console, fail, load_settings, require_migrated, run
 from eko.store import users as user_repo
 from eko.store.db import Database
-from eko.store.migrate import is_up_to_date
 
 app = typer.Typer(help="Create and list users.", no_args_is_help=True)
 
@@ -19,13 +18,10 @@ async def _migrated_database() -> Database:
     settings = load_settings()
     database = Database(settings.database_url)
     try:
-        ok = await is_up_to_date(database)
-    except Exception as exc:
+        await require_migrated(database, settings)
+    except BaseException:
         await database.dispose()
-        fail(f"database unreachable: {exc}", fix="check EKO_DATABASE_URL")
-    if not ok:
-        await database.dispose()
-        fail("the database is not migrated", fix="run `eko db upgrade`")
+        raise
     return database
 
 

@@ -1,7 +1,7 @@
 """`eko memory …`, `eko summaries …`, `eko topics list` run in-process with typer's runner.
 
 The commands build their services with the configured models; the tests swap in a scripted
-summarizer and the hash embedder (eko.cli.memory.build_services is the seam).
+summarizer and the hash embedder (the seam: eko.wiring.build_services, looked up at run time).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def cli_env(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         model = FunctionModel(Summarizer(topics=topics))
         return build_services(settings, providers=[model], embedder=HashEmbedder())
 
-    monkeypatch.setattr("eko.cli.memory.build_services", scripted)
+    monkeypatch.setattr("eko.wiring.build_services", scripted)
     monkeypatch.setattr(console, "width", 240)  # whole table cells, no wrapping
     return database_url
 
