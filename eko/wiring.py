@@ -45,6 +45,8 @@ class Services:
     engine: ChatEngineParts
 
     async def aclose(self) -> None:
+        # Accepted messages are answered before the process lets go of its database.
+        await self.chat.drain()
         await self.background.drain()
         await self.engine.aclose()
         for provider in self.providers:
@@ -63,7 +65,7 @@ def build_services(
     embedder: Embedder | None = None,
     database: Database | None = None,
 ) -> Services:
-    database = database or Database(settings.database_url)
+    database = database or Database.from_settings(settings)
     prompts = PromptLibrary()
     providers = list(providers) if providers is not None else build_providers(settings)
     runtime = LLMRuntime(
@@ -73,6 +75,8 @@ def build_services(
         default_max_tokens=settings.llm_max_tokens,
         default_temperature=settings.llm_temperature,
         assistant_name=settings.assistant_name,
+        breaker_failures=settings.llm_breaker_failures,
+        breaker_cooldown_s=settings.llm_breaker_cooldown_s,
     )
     embedder = embedder or build_embedder(settings)
     background = BackgroundTasks()
@@ -96,7 +100,12 @@ def build_services(
         false_hit_check=settings.guard_false_hit_check,
         candidates=settings.guard_candidates,
     )
-    guard_learning = GuardLearning(guard, database, assistant_name=settings.assistant_name)
+    guard_learning = GuardLearning(
+        guard,
+        database,
+        assistant_name=settings.assistant_name,
+        shared_min_agreeing_users=settings.guard_shared_min_agreeing_users,
+    )
     memory = build_memory(
         settings=settings,
         database=database,
@@ -114,6 +123,7 @@ def build_services(
         writer=engine.engine,
         settings=settings,
         background=background,
+        model_available=lambda: runtime.any_available,
         # In this order: the first short-circuit that returns a Draft answers (quota paywall
         # first, then the memory guard), before any model call.
         short_circuits=[

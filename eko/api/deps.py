@@ -53,6 +53,8 @@ PromptsDep = Annotated[PromptLibrary, Depends(get_prompts)]
 
 
 async def get_session(database: DatabaseDep) -> AsyncIterator[AsyncSession]:
+    """A request-scoped session, for routes that only read and write the database. A route
+    that waits on a model or the network opens short sessions of its own instead."""
     async with database.session() as session:
         yield session
 
@@ -63,7 +65,7 @@ _UNAUTHORIZED = {"WWW-Authenticate": "Bearer"}
 
 
 async def current_user(
-    session: SessionDep,
+    database: DatabaseDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> User:
     if credentials is None or credentials.scheme.lower() != "bearer" or not credentials.credentials:
@@ -74,7 +76,10 @@ async def current_user(
             "Send `Authorization: Bearer <key>`; create a key with `eko users create NAME`.",
             headers=_UNAUTHORIZED,
         )
-    user = await user_repo.get_by_api_key(session, api_key=credentials.credentials)
+    # Its own short transaction: the connection goes back to the pool before the route runs,
+    # so a request that waits on a model holds no connection.
+    async with database.session() as session:
+        user = await user_repo.get_by_api_key(session, api_key=credentials.credentials)
     if user is None:
         raise Problem(401, "invalid-api-key", "Invalid API key", headers=_UNAUTHORIZED)
     return user

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -14,8 +16,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from eko.chat.background import BackgroundTasks
 from eko.chat.pipeline import AfterReply, Draft, ShortCircuit, Turn, Writer
 from eko.config import Settings
+from eko.llm.deadline import message_deadline
 from eko.store import messages as message_repo
 from eko.store.db import Database
+from eko.store.locks import KeyedLocks
 from eko.store.models import Message, Room, User
 
 log = structlog.get_logger("eko.chat")
@@ -30,6 +34,18 @@ class MessageTooLong(ValueError):
 
 class EmptyMessage(ValueError):
     pass
+
+
+class Overloaded(RuntimeError):
+    """Too many messages are being answered: nothing was stored; retry after a moment."""
+
+    def __init__(self, retry_after_s: int) -> None:
+        super().__init__(f"too many messages in flight; retry in {retry_after_s} s")
+        self.retry_after_s = retry_after_s
+
+
+class IdempotencyConflict(ValueError):
+    """The same idempotency key was sent before with a different message."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,19 +70,25 @@ class ChatService:
         short_circuits: Sequence[ShortCircuit] = (),
         after_reply: Sequence[AfterReply] = (),
         background: BackgroundTasks | None = None,
+        model_available: Callable[[], bool] | None = None,
     ) -> None:
         self._database = database
         self.writer = writer
         self._settings = settings
+        self._max_inflight = settings.chat_max_inflight
         self.short_circuits = list(short_circuits)
         self.after_reply = list(after_reply)
         self.background = background or BackgroundTasks()
+        # False while every provider is known down: after-reply hooks that call a model wait.
+        self._model_available = model_available
         name = re.escape(settings.assistant_name)
         self._mention = re.compile(rf"(?<![\w@])@?{name}\b", re.IGNORECASE)
-        # One lock per user message being answered in this process: concurrent duplicate
-        # requests wait for the first answer instead of calling the model again. Across
-        # workers, the unique dedupe key still stores one answer (the loser returns it).
-        self._answering: dict[str, tuple[asyncio.Lock, int]] = {}
+        # One lock per user message being answered in this process.
+        self._answering = KeyedLocks()
+        # Messages being stored and answered, by dedupe key (duplicates of one message count
+        # once): the admission limit, and the work shutdown waits for.
+        self._inflight: dict[str, int] = {}
+        self._work: set[asyncio.Task[Any]] = set()
 
     def validate(self, content: str) -> str:
         text = content.strip()
@@ -86,21 +108,69 @@ class ChatService:
         respond: bool = True,
     ) -> Exchange:
         """Validate, store the user message (counted against the quota), then answer it
-        (unless respond=False: the client asks for the answer later, POST /v1/chat/message)."""
+        (unless respond=False: the client asks for the answer later, POST /v1/chat/message).
+
+        `client_message_id` is the idempotency key: the same key again returns what the first
+        post stored (and its answer), and with a different content raises IdempotencyConflict.
+        Once the message is accepted, storing and answering it run to the end even if the
+        caller goes away (the HTTP client disconnects): an acknowledged message is answered.
+        Raises Overloaded, with nothing stored, past `chat_max_inflight` messages in flight.
+        """
         text = self.validate(content)
         token = client_message_id or uuid.uuid4().hex
+        dedupe_key = f"user:{room.id}:{user.id}:{token}"
+        if dedupe_key not in self._inflight and len(self._inflight) >= self._max_inflight:
+            raise Overloaded(retry_after_s=2)
+        self._inflight[dedupe_key] = self._inflight.get(dedupe_key, 0) + 1
+        task = asyncio.create_task(
+            self._post(user=user, room=room, text=text, dedupe_key=dedupe_key, respond=respond),
+            name=f"post:{dedupe_key}",
+        )
+        self._track(task)
+        task.add_done_callback(lambda _t: self._leave(dedupe_key))
+        # shield: a cancelled request (client gone) leaves the task running to the end.
+        return await asyncio.shield(task)
+
+    def _leave(self, dedupe_key: str) -> None:
+        count = self._inflight.get(dedupe_key, 0)
+        if count <= 1:
+            self._inflight.pop(dedupe_key, None)
+        else:
+            self._inflight[dedupe_key] = count - 1
+
+    @property
+    def inflight(self) -> int:
+        """Distinct messages being stored or answered right now."""
+        return len(self._inflight)
+
+    async def drain(self) -> None:
+        """Wait for every accepted message to be stored and answered (shutdown)."""
+        while self._work:
+            await asyncio.gather(*list(self._work), return_exceptions=True)
+
+    async def _post(
+        self, *, user: User, room: Room, text: str, dedupe_key: str, respond: bool
+    ) -> Exchange:
+        fingerprint = content_fingerprint(text)
         user_message, created = await message_repo.append_message(
             self._database,
             room_id=room.id,
             role="user",
             content=text,
             sender_id=user.id,
-            dedupe_key=f"user:{room.id}:{user.id}:{token}",
+            dedupe_key=dedupe_key,
+            meta={"content_sha256": fingerprint},
             in_same_transaction=_count_quota,
         )
+        if not created and (user_message.meta or {}).get("content_sha256", fingerprint) != (
+            fingerprint
+        ):
+            raise IdempotencyConflict(
+                "this idempotency key was already used for a different message"
+            )
         assistant_message = None
         if respond and self.should_answer(room, text):
-            assistant_message = await self.answer(
+            assistant_message = await self._answer_locked(
                 Turn(user=user, room=room, user_message=user_message)
             )
         return Exchange(user_message, assistant_message, created)
@@ -112,19 +182,22 @@ class ChatService:
         return bool(self._mention.search(text))
 
     async def answer(self, turn: Turn) -> Message:
-        """Store (once) and return the assistant's answer to a stored user message."""
-        key = turn.user_message.id
-        lock, waiting = self._answering.get(key, (asyncio.Lock(), 0))
-        self._answering[key] = (lock, waiting + 1)
-        try:
-            async with lock:
-                return await self._answer_once(turn)
-        finally:
-            lock, waiting = self._answering[key]
-            if waiting <= 1:
-                del self._answering[key]
-            else:
-                self._answering[key] = (lock, waiting - 1)
+        """Store (once) and return the assistant's answer to a stored user message.
+
+        Runs to the end even if the caller is cancelled (the HTTP client went away)."""
+        task = asyncio.create_task(self._answer_locked(turn), name=f"answer:{turn.user_message.id}")
+        self._track(task)
+        return await asyncio.shield(task)
+
+    async def _answer_locked(self, turn: Turn) -> Message:
+        # Concurrent duplicate requests wait for the first answer instead of calling the
+        # model again. Across workers, the unique dedupe key still stores one answer.
+        async with self._answering.hold(turn.user_message.id):
+            return await self._answer_once(turn)
+
+    def _track(self, task: asyncio.Task[Any]) -> None:
+        self._work.add(task)
+        task.add_done_callback(self._work.discard)
 
     async def _answer_once(self, turn: Turn) -> Message:
         dedupe_key = reply_dedupe_key(turn.user_message.id)
@@ -132,7 +205,10 @@ class ChatService:
             existing = await message_repo.get_by_dedupe_key(session, dedupe_key=dedupe_key)
         if existing is not None:
             return existing
-        draft = await self._draft(turn)
+        # One deadline for every model call made for this message (orchestrator, writer and
+        # their fallbacks): a hung provider cannot hold a person longer than this.
+        with message_deadline(self._settings.chat_message_deadline_s):
+            draft = await self._draft(turn)
         reply, created = await message_repo.append_message(
             self._database,
             room_id=turn.room.id,
@@ -147,7 +223,12 @@ class ChatService:
         )
         if created:
             for hook in self.after_reply:
-                self.background.spawn(hook.name, _bind(hook, turn, reply))
+                needs_model = getattr(hook, "uses_model", False)
+                self.background.spawn(
+                    hook.name,
+                    _bind(hook, turn, reply),
+                    wait_until=self._model_available if needs_model else None,
+                )
         return reply
 
     async def _draft(self, turn: Turn) -> Draft:
@@ -157,6 +238,11 @@ class ChatService:
                 draft.meta.setdefault("answered_by", stage.name)
                 return draft
         return await self.writer.write(turn)
+
+
+def content_fingerprint(text: str) -> str:
+    """What the idempotency check compares: the stored (validated) content."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 async def _count_quota(session: AsyncSession, message: Message) -> None:

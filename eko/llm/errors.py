@@ -47,7 +47,19 @@ class InvalidOutput(ProviderError):
 class AllProvidersFailed(LLMError):
     """Every provider in the fallback list failed. Callers turn this into a safe answer."""
 
-    def __init__(self, attempts: tuple[Attempt, ...]) -> None:
+    def __init__(
+        self,
+        attempts: tuple[Attempt, ...],
+        *,
+        skipped: tuple[str, ...] = (),
+        timed_out: bool = False,
+    ) -> None:
         summary = "; ".join(f"{a.provider}={a.outcome}({a.error})" for a in attempts) or "none"
+        if skipped:
+            summary += f"; skipped (circuit open or deadline spent): {', '.join(skipped)}"
         super().__init__(f"all LLM providers failed: {summary}")
         self.attempts = attempts
+        # Providers not called: their circuit breaker was open, or the deadline was spent.
+        self.skipped = skipped
+        # The message's deadline (or the caller's share of it) ran out before an answer.
+        self.timed_out = timed_out

@@ -9,15 +9,25 @@ Every attempt is recorded (one llm_calls row each) and logged as `llm.call`.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, overload
 
 import structlog
 from pydantic import BaseModel
 
-from eko.llm.errors import AllProvidersFailed, InvalidOutput, ProviderError
+from eko.llm.breaker import BreakerSnapshot, CircuitBreaker
+from eko.llm.deadline import remaining_s
+from eko.llm.errors import (
+    AllProvidersFailed,
+    InvalidOutput,
+    PromptTooLong,
+    ProviderError,
+    ProviderTimeout,
+    ProviderUnavailable,
+)
 from eko.llm.structured import StructuredOutputError, output_schema, parse_output
 from eko.llm.types import (
     Attempt,
@@ -46,6 +56,8 @@ CORRECTION_MESSAGE = (
     "Your previous answer was not valid for the required JSON schema ({error}). "
     "Answer again with only a JSON object that matches the schema."
 )
+# Below this, a provider call is not worth starting: the message's deadline is spent.
+_MIN_CALL_BUDGET_S = 0.5
 # A bad answer echoed into the correction turn is cut: it only has to show what went wrong.
 _MAX_ECHOED_ANSWER_CHARS = 2000
 
@@ -60,10 +72,23 @@ class LLMRuntime:
         default_max_tokens: int = 200,
         default_temperature: float = 0.7,
         assistant_name: str = "Eko",
+        breaker_failures: int = 3,
+        breaker_cooldown_s: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not providers:
             raise ValueError("LLMRuntime needs at least one provider")
         self.providers: tuple[Provider, ...] = tuple(providers)
+        # One breaker per provider position (test doubles may share a name).
+        self._breakers = [
+            CircuitBreaker(
+                p.name,
+                failure_threshold=breaker_failures,
+                cooldown_s=breaker_cooldown_s,
+                clock=clock,
+            )
+            for p in self.providers
+        ]
         self._recorder = recorder
         self._debug_dump_prompts = debug_dump_prompts
         self._default_max_tokens = default_max_tokens
@@ -87,7 +112,18 @@ class LLMRuntime:
             default_max_tokens=settings.llm_max_tokens,
             default_temperature=settings.llm_temperature,
             assistant_name=settings.assistant_name,
+            breaker_failures=settings.llm_breaker_failures,
+            breaker_cooldown_s=settings.llm_breaker_cooldown_s,
         )
+
+    def breakers(self) -> list[BreakerSnapshot]:
+        """Each provider's circuit breaker, in fallback order (for /health and doctor)."""
+        return [breaker.snapshot() for breaker in self._breakers]
+
+    @property
+    def any_available(self) -> bool:
+        """False while every provider's breaker is open: background model work waits."""
+        return any(b.available for b in self._breakers)
 
     @overload
     async def complete(
@@ -146,10 +182,36 @@ class LLMRuntime:
         )
         call = _CallContext(purpose=purpose, room_id=room_id, message_id=message_id)
         attempts: list[Attempt] = []
+        skipped: list[str] = []
         for index, provider in enumerate(self.providers):
-            answer = await self._ask(
-                provider, base_request, output, call, attempts, first=index == 0
-            )
+            breaker = self._breakers[index]
+            if not breaker.allow():
+                skipped.append(provider.name)
+                log.info("llm.skipped", purpose=purpose, provider=provider.name, reason="breaker")
+                continue
+            budget, shared = self._budget(index)
+            if budget is not None and budget < _MIN_CALL_BUDGET_S:
+                breaker.release()
+                skipped.append(provider.name)
+                log.warning(
+                    "llm.skipped", purpose=purpose, provider=provider.name, reason="deadline"
+                )
+                continue  # a later provider may still fit in what is left
+            try:
+                answer = await self._ask(
+                    provider,
+                    base_request,
+                    output,
+                    call,
+                    attempts,
+                    first=index == 0,
+                    budget=budget,
+                    budget_is_share=shared,
+                    breaker=breaker,
+                )
+            except BaseException:
+                breaker.release()  # cancelled mid-call (a caller's timeout): no verdict
+                raise
             if answer is not None:
                 return Completion(
                     text=answer.text,
@@ -161,7 +223,21 @@ class LLMRuntime:
                     attempts=tuple(attempts),
                     truncated=answer.response.truncated,
                 )
-        raise AllProvidersFailed(tuple(attempts))
+        remaining = remaining_s()
+        raise AllProvidersFailed(
+            tuple(attempts),
+            skipped=tuple(skipped),
+            timed_out=remaining is not None and remaining < _MIN_CALL_BUDGET_S,
+        )
+
+    def _budget(self, index: int) -> tuple[float | None, bool]:
+        """Seconds this provider may take: what is left of the message's deadline, or half of
+        it (a share) when a later provider that is not known to be down could still answer."""
+        remaining = remaining_s()
+        if remaining is None:
+            return None, False
+        later = any(b.available for b in self._breakers[index + 1 :])
+        return (remaining / 2, True) if later else (remaining, False)
 
     async def _ask(
         self,
@@ -172,18 +248,46 @@ class LLMRuntime:
         attempts: list[Attempt],
         *,
         first: bool,
+        budget: float | None,
+        budget_is_share: bool,
+        breaker: CircuitBreaker,
     ) -> _Answer | None:
         """One provider: one try, plus one corrective re-ask for structured output.
 
         Returns the usable answer, or None when this provider failed and the next should try.
+        The breaker hears the verdict: an answer (even an invalid one) means the provider is up.
         """
         tries = 2 if output is not None else 1
+        deadline = None if budget is None else time.perf_counter() + budget
         for try_number in range(tries):
             started = time.perf_counter()
+            left = None if deadline is None else deadline - started
+            if left is not None and left < _MIN_CALL_BUDGET_S:
+                breaker.release()
+                return None
             try:
-                response = await provider.generate(request)
+                async with asyncio.timeout(left):
+                    response = await provider.generate(request)
+            except TimeoutError:
+                # The message's deadline (this provider's share of it) ran out first.
+                error = f"no answer within this message's deadline ({left:.1f} s left)"
+                if budget_is_share:
+                    # It had its share and a fallback is waiting: treat it as hung, so the
+                    # next calls go straight to the fallback.
+                    self._verdict(breaker, error, severe=True)
+                else:
+                    # The last resort ran out of the message's time: no verdict on its health.
+                    breaker.release()
+                await self._attempt(
+                    attempts, call, provider, request, "error", started, error=error
+                )
+                return None
             except ProviderError as exc:
                 outcome: Outcome = "invalid" if isinstance(exc, InvalidOutput) else "error"
+                if isinstance(exc, InvalidOutput | PromptTooLong):
+                    breaker.record_success()  # it answered: up, whatever it said
+                else:
+                    self._verdict(breaker, str(exc), severe=_is_severe(exc))
                 await self._attempt(
                     attempts, call, provider, request, outcome, started, error=str(exc)
                 )
@@ -192,10 +296,12 @@ class LLMRuntime:
                 # A provider bug must not take the whole answer down while others remain.
                 log.exception("llm.provider_crashed", provider=provider.name)
                 error = f"{type(exc).__name__}: {exc}"
+                self._verdict(breaker, error, severe=False)
                 await self._attempt(
                     attempts, call, provider, request, "error", started, error=error
                 )
                 return None
+            breaker.record_success()
 
             text = response.text.strip()
             if not text:
@@ -239,6 +345,14 @@ class LLMRuntime:
             )
             return _Answer(text=text, data=data, model=attempt.model, response=response)
         return None
+
+    def _verdict(self, breaker: CircuitBreaker, error: str, *, severe: bool) -> None:
+        was = breaker.state
+        breaker.record_failure(error, severe=severe)
+        if breaker.state != was:
+            log.warning(
+                "llm.breaker_opened", provider=breaker.provider, error=error[:200], severe=severe
+            )
 
     async def aclose(self) -> None:
         for provider in self.providers:
@@ -356,6 +470,13 @@ def _with_correction(request: ProviderRequest, bad_answer: str, error: str) -> P
 def _describe_invalid(summary: str, response: ProviderResponse) -> str:
     # A truncated answer is the usual reason a grammar-constrained JSON fails to parse.
     return f"{summary} (truncated at max_tokens)" if response.truncated else summary
+
+
+def _is_severe(exc: ProviderError) -> bool:
+    """Timeouts and unreachable hosts open the breaker at once; HTTP 429/5xx count up to the
+    threshold; other HTTP errors (401, 404: configuration) count too, since retrying them on
+    every call only adds latency."""
+    return isinstance(exc, ProviderTimeout | ProviderUnavailable)
 
 
 def _elapsed_ms(started: float) -> float:

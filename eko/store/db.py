@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import (
@@ -15,20 +16,47 @@ from sqlalchemy.ext.asyncio import (
 )
 
 from eko.store import sqlite_vec
+from eko.store.locks import KeyedLocks
+
+if TYPE_CHECKING:
+    from eko.config import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class PoolLimits:
+    """How many connections the engine keeps, lends on top, and how long a borrower waits."""
+
+    size: int = 10
+    max_overflow: int = 10
+    timeout_s: float = 10.0
 
 
 class Database:
-    """Owns the engine. SQLite gets WAL, foreign keys, a busy timeout and sqlite-vec."""
+    """Owns the engine. SQLite gets WAL, foreign keys, a busy timeout and sqlite-vec.
 
-    def __init__(self, url: str, *, echo: bool = False) -> None:
+    Also owns the in-process write locks (`keyed_locks`): appends to one room are serialized
+    here so concurrent posts do not fight for the next sequence number.
+    """
+
+    def __init__(self, url: str, *, echo: bool = False, pool: PoolLimits | None = None) -> None:
         self.url = url
+        self.pool_limits = pool or PoolLimits()
+        self.keyed_locks = KeyedLocks()
         kwargs: dict[str, Any] = {"echo": echo, "pool_pre_ping": not url.startswith("sqlite")}
+        if ":memory:" not in url and "mode=memory" not in url:
+            # An in-memory SQLite database is one shared connection (no pool to size).
+            kwargs.update(
+                pool_size=self.pool_limits.size,
+                max_overflow=self.pool_limits.max_overflow,
+                pool_timeout=self.pool_limits.timeout_s,
+            )
         if url.startswith("sqlite"):
             # sqlite-vec registers itself for every SQLite connection opened after this call.
             self.sqlite_vec_available = sqlite_vec.register()
         else:
             self.sqlite_vec_available = False
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
+        self._probe_engine: AsyncEngine | None = None
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
@@ -37,6 +65,40 @@ class Database:
         # (pgvector.asyncpg.register_vector) rejects those strings ("expected list or
         # ndarray"), and it could only be registered on connections opened after the
         # extension exists, so pooled connections would disagree. Text I/O everywhere.
+
+    @property
+    def probe_engine(self) -> AsyncEngine:
+        """A one-connection engine for /health: a check that never queues behind the
+        requests it reports on (made on first use)."""
+        if self._probe_engine is None:
+            kwargs: dict[str, Any] = {}
+            if ":memory:" not in self.url and "mode=memory" not in self.url:
+                kwargs.update(pool_size=1, max_overflow=0, pool_timeout=2.0)
+            self._probe_engine = create_async_engine(self.url, **kwargs)
+        return self._probe_engine
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Database:
+        return cls(
+            settings.database_url,
+            pool=PoolLimits(
+                size=settings.db_pool_size,
+                max_overflow=settings.db_max_overflow,
+                timeout_s=settings.db_pool_timeout_s,
+            ),
+        )
+
+    def pool_status(self) -> dict[str, int]:
+        """Connections checked out and idle, for /health."""
+        pool = self.engine.pool
+        checked_out = getattr(pool, "checkedout", None)
+        idle = getattr(pool, "checkedin", None)
+        return {
+            "size": self.pool_limits.size,
+            "max_overflow": self.pool_limits.max_overflow,
+            "checked_out": int(checked_out()) if callable(checked_out) else 0,
+            "idle": int(idle()) if callable(idle) else 0,
+        }
 
     @property
     def dialect(self) -> str:
@@ -55,6 +117,8 @@ class Database:
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+        if self._probe_engine is not None:
+            await self._probe_engine.dispose()
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -13,10 +13,12 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.db import Database
-from eko.store.models import Message, utcnow
+from eko.store.models import Message, Room, utcnow
 
-# Concurrent appends to one room race for the next seq; the loser retries with a fresh read.
-APPEND_ATTEMPTS = 8
+# Appends to one room are serialized in this process (Database.keyed_locks) and, on
+# PostgreSQL, across processes by locking the room's row. What is left (SQLite writers in other
+# processes, a writer of another room holding SQLite's lock) is retried with a fresh read.
+APPEND_ATTEMPTS = 12
 
 SessionHook = Callable[[AsyncSession, Message], Awaitable[None]]
 
@@ -43,12 +45,51 @@ async def append_message(
     is written. `in_same_transaction` runs inside the insert's transaction (e.g. a quota count),
     so both happen or neither does.
     """
+    # Fast path for retries and duplicates: they need no lock to find what is already stored.
+    async with database.session() as session:
+        existing = await get_by_dedupe_key(session, dedupe_key=dedupe_key)
+    if existing is not None:
+        return existing, False
+    async with database.keyed_locks.hold(f"room-append:{room_id}"):
+        return await _append_with_retries(
+            database,
+            dedupe_key=dedupe_key,
+            in_same_transaction=in_same_transaction,
+            fields={
+                "room_id": room_id,
+                "sender_id": sender_id,
+                "role": role,
+                "type": type,
+                "content": content,
+                "reasoning": reasoning,
+                "tool_calls": tool_calls,
+                "meta": meta or {},
+                "reply_to_id": reply_to_id,
+                "created_at": created_at,
+            },
+        )
+
+
+async def _append_with_retries(
+    database: Database,
+    *,
+    dedupe_key: str,
+    in_same_transaction: SessionHook | None,
+    fields: dict[str, Any],
+) -> tuple[Message, bool]:
+    room_id = fields["room_id"]
+    content = fields["content"]
     for attempt in range(APPEND_ATTEMPTS):
         try:
             async with database.session() as session:
                 existing = await get_by_dedupe_key(session, dedupe_key=dedupe_key)
                 if existing is not None:
                     return existing, False
+                if database.dialect == "postgresql":
+                    # Other API processes append to this room too: its row is the lock.
+                    await session.execute(
+                        select(Room.id).where(Room.id == room_id).with_for_update()
+                    )
                 last = (
                     await session.execute(
                         select(Message.seq, Message.char_end)
@@ -59,20 +100,11 @@ async def append_message(
                 ).first()
                 seq, char_end = (last[0], last[1]) if last else (0, 0)
                 message = Message(
-                    room_id=room_id,
+                    **{**fields, "created_at": fields["created_at"] or utcnow()},
                     seq=seq + 1,
-                    sender_id=sender_id,
-                    role=role,
-                    type=type,
-                    content=content,
-                    reasoning=reasoning,
-                    tool_calls=tool_calls,
-                    meta=meta or {},
                     char_count=len(content),
                     char_end=char_end + len(content),
                     dedupe_key=dedupe_key,
-                    reply_to_id=reply_to_id,
-                    created_at=created_at or utcnow(),
                 )
                 session.add(message)
                 await session.flush()
@@ -84,7 +116,7 @@ async def append_message(
             # re-read and try again; the dedupe check above turns a duplicate into a no-op.
             if attempt == APPEND_ATTEMPTS - 1:
                 raise
-            await asyncio.sleep(random.uniform(0.005, 0.03) * (attempt + 1))
+            await asyncio.sleep(random.uniform(0.005, 0.03) * min(2**attempt, 32))
     raise AssertionError("unreachable")
 
 

@@ -29,6 +29,7 @@ from eko.chat.engine.registry import NodeRegistry
 from eko.chat.engine.templates import fill
 from eko.chat.pipeline import Turn
 from eko.config import Settings
+from eko.llm.deadline import message_deadline
 from eko.llm.errors import AllProvidersFailed, LLMError
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
@@ -156,25 +157,30 @@ class Orchestrator:
         self, turn: Turn, ctx: ChatContext, signals: Signals
     ) -> tuple[Proposal | None, str | None, dict[str, Any]]:
         messages = self.prompt(turn, ctx, signals)
+        limit = self._settings.orchestrator_timeout_s
         try:
-            completion = await asyncio.wait_for(
-                self._runtime.complete(
-                    messages,
-                    output=output_model(tuple(scope.name for scope in ctx.docs_scopes)),
-                    purpose="orchestrator",
-                    room_id=turn.room.id,
-                    message_id=turn.user_message.id,
-                    max_tokens=self._settings.orchestrator_max_tokens,
-                    temperature=0.0,
-                ),
-                self._settings.orchestrator_timeout_s,
-            )
+            # The orchestrator's share of the message's deadline: within it, the runtime splits
+            # the time between providers, so a hung primary still leaves time for the fallback.
+            # wait_for is only the backstop for a provider that ignores cancellation.
+            with message_deadline(limit):
+                completion = await asyncio.wait_for(
+                    self._runtime.complete(
+                        messages,
+                        output=output_model(tuple(scope.name for scope in ctx.docs_scopes)),
+                        purpose="orchestrator",
+                        room_id=turn.room.id,
+                        message_id=turn.user_message.id,
+                        max_tokens=self._settings.orchestrator_max_tokens,
+                        temperature=0.0,
+                    ),
+                    limit + 1.0,
+                )
         except TimeoutError:
             log.warning("chat.orchestrator.fallback", reason="timeout")
             return None, "timeout", {}
         except AllProvidersFailed as exc:
             invalid = bool(exc.attempts) and all(a.outcome == "invalid" for a in exc.attempts)
-            reason = "invalid_output" if invalid else "llm_error"
+            reason = "invalid_output" if invalid else "timeout" if exc.timed_out else "llm_error"
             log.warning("chat.orchestrator.fallback", reason=reason, error=str(exc)[:300])
             return None, reason, {"error": str(exc)[:300]}
         except LLMError as exc:

@@ -55,6 +55,7 @@ def _build_one(
         name=label,
         api_key=config.api_key.get_secret_value() if config.api_key is not None else None,
         timeout_s=config.timeout_s,
+        connect_timeout_s=config.connect_timeout_s,
         headers=config.headers,
         structured_output=config.structured_output,
         transport=transport,

@@ -40,6 +40,7 @@ class OpenAICompatProvider:
         name: str = "openai",
         api_key: str | None = None,
         timeout_s: float = 60.0,
+        connect_timeout_s: float = 3.0,
         headers: dict[str, str] | None = None,
         structured_output: StructuredOutputMode = "json_schema",
         transport: httpx.AsyncBaseTransport | None = None,
@@ -53,7 +54,9 @@ class OpenAICompatProvider:
         self._client = httpx.AsyncClient(
             base_url=base_url,
             headers=request_headers,
-            timeout=httpx.Timeout(timeout_s),
+            # A host that is down fails within the connect budget; a slow answer gets the
+            # read budget.
+            timeout=httpx.Timeout(timeout_s, connect=min(connect_timeout_s, timeout_s)),
             transport=transport,
         )
 
