@@ -1,8 +1,9 @@
 """A user's rating of an assistant message: stored on the message, and fed to the memory guard.
 
-Thumbs up on a model's answer validates it (it may become a cache entry, see
-eko.chat.memory_guard); thumbs down from the user whose thumbs up created an entry retracts that
-entry. Ratings of a cached answer are counted on its entry, for staff to audit.
+Thumbs up on a model's answer validates it for that user alone: it becomes an entry of their
+private scope (eko.chat.memory_guard.GuardLearning.learn_feedback), and a vote towards the shared
+scope when agreement is configured. Thumbs down from a user takes back the entry their own thumbs
+up created. Ratings of a cached answer are counted on its entry, for staff to audit.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class FeedbackOutcome:
     entry_id: str | None = None  # the cache entry learned from (or rated through) this message
     learned: bool = False  # a new entry was created by this feedback
     refused: str | None = None  # why a thumbs up did not become an entry
-    retracted: bool = False  # a thumbs down removed the entry this user's thumbs up created
+    retracted: bool = False  # a thumbs down took back the entry this user's thumbs up created
 
 
 class FeedbackService:
@@ -67,16 +68,13 @@ class FeedbackService:
                 "at": utcnow().isoformat(),
             }
             message.meta = {**meta, "feedback": ratings}
-        author = f"user:{user.public_id}"
         if message.type == "cached_response":
             entry_id = (message.meta.get("memory_guard") or {}).get("entry_id")
             if entry_id and previous != rating:
                 await self._guard.record_feedback(entry_id, rating=rating, previous=previous)
             return FeedbackOutcome(message, rating, entry_id=entry_id)
         if rating == "up":
-            outcome = await self.learning.learn_reply(
-                message, validated_by="feedback", author=author
-            )
+            outcome = await self.learning.learn_feedback(message, user_public_id=user.public_id)
             learned = outcome.learned
             return FeedbackOutcome(
                 message,
@@ -85,16 +83,10 @@ class FeedbackService:
                 learned=bool(learned and learned.created),
                 refused=outcome.refused,
             )
-        entry = await self._guard.by_source_message(message.id)
-        retracted = False
-        if (
-            entry is not None
-            and entry.status == "active"
-            and (entry.meta or {}).get("validated_by") == "feedback"
-            and (entry.meta or {}).get("authors") == [author]
-        ):
-            await self._guard.mark_obsolete(entry.id, reason="retracted", by=author)
-            retracted = True
+        retracted = await self.learning.retract_feedback(message, user_public_id=user.public_id)
         return FeedbackOutcome(
-            message, rating, entry_id=entry.id if entry else None, retracted=retracted
+            message,
+            rating,
+            entry_id=retracted.id if retracted else None,
+            retracted=retracted is not None,
         )

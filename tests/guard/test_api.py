@@ -106,8 +106,8 @@ async def test_repeated_question_is_answered_from_the_cache_without_any_model_ca
         assert reply["content"] == first["assistant_message"]["content"]
         guard_meta = reply["metadata"]["memory_guard"]
         assert guard_meta["entry_id"] == entry_id and guard_meta["match"] == "exact"
-        # Shared or private depends on what the writer reports (personal_context).
-        assert guard_meta["score"] == 1.0 and guard_meta["scope"] in ("shared", "private")
+        # A member's thumbs up is learned for that member alone (test_trust.py).
+        assert guard_meta["score"] == 1.0 and guard_meta["scope"] == "private"
         assert reply["metadata"]["answered_by"] == "memory_guard"
         assert reply["metadata"]["action"] == "respond_from_memory"
         assert await calls_for(h, alice_headers, room, again) == []
@@ -171,10 +171,17 @@ async def test_shared_answers_cross_users_but_never_personas(make_harness: Any) 
     async with make_harness(providers=[counting_model()]) as h:
         _, alice_headers = await h.user("alice")
         _, bob_headers = await h.user("bob")
+        _, staff_headers = await h.user("root", role="staff")
         use_writer(h, personal_context=False)
         alice_room = await h.direct_room(alice_headers)
         first = await ask(h, alice_headers, alice_room, QUESTION)
-        assert (await rate(h, alice_headers, first)).json()["learned"] is True
+        # Staff validation publishes (a member's thumbs up would not: test_trust.py).
+        validated = await h.client.post(
+            "/v1/staff/memory/validate",
+            json={"message_id": first["assistant_message"]["id"]},
+            headers=staff_headers,
+        )
+        assert validated.status_code == 201, validated.text
 
         bob_room = await h.direct_room(bob_headers)
         bob = await ask(h, bob_headers, bob_room, QUESTION)
