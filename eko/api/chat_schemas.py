@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eko.api.schemas import MessageOut
+from eko.api.schemas import InputJson, InputText, MessageOut
 from eko.chat.engine.quota import QuotaStatus
 from eko.store.chat_models import UserFact
 
@@ -19,8 +19,8 @@ class ChatMessageIn(BaseModel):
     """The seed's entry point: the client stored the user message first."""
 
     model_config = ConfigDict(extra="forbid")
-    conversation_id: str = Field(min_length=1, max_length=64)
-    user_message_id: str = Field(min_length=1, max_length=64)
+    conversation_id: InputText = Field(min_length=1, max_length=64)
+    user_message_id: InputText = Field(min_length=1, max_length=64)
 
 
 class ChatMessageOut(BaseModel):
@@ -48,14 +48,14 @@ class QuotaOut(BaseModel):
 
 class FactIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    value: Any
-    category: str = Field(default="profile", min_length=1, max_length=50)
-    scope: str = Field(default="global", min_length=1, max_length=50)
+    value: InputJson
+    category: InputText = Field(default="profile", min_length=1, max_length=50)
+    scope: InputText = Field(default="global", min_length=1, max_length=50)
     value_type: Literal["string", "boolean", "number", "json"] | None = None
     confidence: float = Field(default=1.0, ge=0, le=1)
     is_estimated: bool = False
-    source_ref: str | None = Field(default=None, max_length=200)
-    notes: str | None = Field(default=None, max_length=2000)
+    source_ref: InputText | None = Field(default=None, max_length=200)
+    notes: InputText | None = Field(default=None, max_length=2000)
 
 
 class FactOut(BaseModel):
@@ -105,8 +105,8 @@ class DiscoveryIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     forced: bool
     status: Literal["not_started", "in_progress", "complete"] = "not_started"
-    transition_window: str | None = Field(default=None, max_length=100)
-    transition_reason: str | None = Field(default=None, max_length=200)
+    transition_window: InputText | None = Field(default=None, max_length=100)
+    transition_reason: InputText | None = Field(default=None, max_length=200)
 
 
 class ChatProfileOut(BaseModel):
@@ -125,10 +125,10 @@ class ChatProfileOut(BaseModel):
 
 class DocumentIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    source: str = Field(min_length=1, max_length=300)
-    text: str = Field(max_length=1_000_000)
+    source: InputText = Field(min_length=1, max_length=300)
+    text: InputText = Field(max_length=1_000_000)
     format: Literal["markdown", "text"] = "markdown"
-    description: str | None = Field(default=None, max_length=2000)
+    description: InputText | None = Field(default=None, max_length=2000)
 
 
 class IngestOut(BaseModel):

@@ -59,7 +59,10 @@ async def get_session(database: DatabaseDep) -> AsyncIterator[AsyncSession]:
         yield session
 
 
-SessionDep = Annotated[AsyncSession, Depends(get_session)]
+# scope="function": the transaction commits before the response is sent, so a 201 means the
+# row is stored and the client's next request sees it (the default "request" scope would
+# commit after the response, and a failed commit would follow an acknowledged write).
+SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 
 _UNAUTHORIZED = {"WWW-Authenticate": "Bearer"}
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from eko.api.schemas import InputText
 from eko.guard.scope import Scope
 from eko.guard.validation import MAX_ANSWER_CHARS, MAX_QUESTION_CHARS
 from eko.store.guard_models import GuardEntry
@@ -19,7 +20,7 @@ PERSONA_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 class FeedbackIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     rating: Rating
-    comment: str | None = Field(default=None, max_length=1000)
+    comment: InputText | None = Field(default=None, max_length=1000)
 
 
 class FeedbackOut(BaseModel):
@@ -82,15 +83,17 @@ class GuardEntryCreate(BaseModel):
     """A staff-written entry: validated by construction."""
 
     model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
-    answer: str = Field(min_length=1, max_length=MAX_ANSWER_CHARS)
+    question: InputText = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    answer: InputText = Field(min_length=1, max_length=MAX_ANSWER_CHARS)
     # Default: EKO_DEFAULT_PERSONA.
-    persona: str | None = Field(default=None, pattern=PERSONA_PATTERN)
+    persona: InputText | None = Field(default=None, pattern=PERSONA_PATTERN)
     # Make it private to this user instead of shared by everyone talking to the persona.
-    user_public_id: str | None = Field(default=None, min_length=1, max_length=64)
-    phase: str | None = Field(default=None, max_length=100)
-    project: str | None = Field(default=None, max_length=100)
-    tags: list[str] = Field(default_factory=list, max_length=20)
+    user_public_id: InputText | None = Field(default=None, min_length=1, max_length=64)
+    phase: InputText | None = Field(default=None, max_length=100)
+    project: InputText | None = Field(default=None, max_length=100)
+    tags: list[Annotated[InputText, Field(max_length=100)]] = Field(
+        default_factory=list, max_length=20
+    )
     initial_score: float | None = Field(default=None, ge=0, le=1)
 
 
@@ -98,7 +101,7 @@ class GuardValidate(BaseModel):
     """Staff validation of any assistant message (the answer to the user message before it)."""
 
     model_config = ConfigDict(extra="forbid")
-    message_id: str = Field(min_length=1, max_length=64)
+    message_id: InputText = Field(min_length=1, max_length=64)
     # auto: shared only when the writer said no personal context was used, else private to
     # the asker. Staff may decide shared or private; personal answers are never cached.
     scope: ScopeChoice = "auto"
@@ -111,10 +114,10 @@ class GuardLearnedOut(BaseModel):
 
 class GuardSearch(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
-    persona: str | None = Field(default=None, pattern=PERSONA_PATTERN)
+    question: InputText = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    persona: InputText | None = Field(default=None, pattern=PERSONA_PATTERN)
     # Also search this user's private entries, as a lookup for that user would.
-    user_public_id: str | None = Field(default=None, min_length=1, max_length=64)
+    user_public_id: InputText | None = Field(default=None, min_length=1, max_length=64)
     # Try another threshold than the configured one (nothing is served or counted).
     threshold: float | None = Field(default=None, ge=-1, le=1)
 

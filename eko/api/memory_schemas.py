@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from eko.api.schemas import InputText
 from eko.memory.context import DualContext
 from eko.memory.summary_reads import SummaryView
 from eko.memory.topics import TopicView
@@ -64,11 +65,11 @@ class MemoryItemHit(BaseModel):
 class MemoryItemCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     kind: ItemKind
-    subject: str = Field(default="", max_length=200)
-    content: str = Field(min_length=1, max_length=2000)
+    subject: InputText = Field(default="", max_length=200)
+    content: InputText = Field(min_length=1, max_length=2000)
     # "user:<your public id>" (default), "room:<room id>" of a room you are in, or "global"
     # (staff only).
-    scope: str | None = Field(default=None, max_length=200)
+    scope: InputText | None = Field(default=None, max_length=200)
     confidence: float = Field(default=1.0, ge=0, le=1)
 
 

@@ -1,8 +1,10 @@
-"""Pure ASGI middleware: request ids bound to logs, and a hard cap on request body size."""
+"""Pure ASGI middleware: request ids bound to logs, a hard cap on request body size, and no
+NUL character in URLs."""
 
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from typing import Any
@@ -13,6 +15,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from eko.api.problems import PROBLEM_MEDIA_TYPE, TYPE_PREFIX
 
 log = structlog.get_logger("eko.api")
+
+# An incoming X-Request-ID is echoed in a header and in every log line: only a plain token is.
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 
 
 class RequestIdMiddleware:
@@ -27,8 +32,8 @@ class RequestIdMiddleware:
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
-        incoming = headers.get(b"x-request-id", b"").decode("latin-1")[:64]
-        request_id = incoming or uuid.uuid4().hex
+        incoming = headers.get(b"x-request-id", b"").decode("latin-1")
+        request_id = incoming if _REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id)
         started = time.perf_counter()
@@ -55,6 +60,49 @@ class RequestIdMiddleware:
                 duration_ms=round((time.perf_counter() - started) * 1000, 1),
             )
             structlog.contextvars.clear_contextvars()
+
+
+def _problem_start(status: int, payload: bytes) -> Message:
+    return {
+        "type": "http.response.start",
+        "status": status,
+        "headers": [
+            (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
+            (b"content-length", str(len(payload)).encode()),
+        ],
+    }
+
+
+class NulInUrlMiddleware:
+    """Rejects a NUL character anywhere in the path or query string with 422, before routing.
+
+    PostgreSQL text cannot hold NUL, so a NUL in an id or a search query would fail in the
+    database (a 500) instead of being refused; path and query parameters are checked here, once,
+    and JSON bodies by their `InputText` fields.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and (
+            "\x00" in scope.get("path", "")
+            or b"%00" in scope.get("query_string", b"")
+            or b"\x00" in scope.get("query_string", b"")
+        ):
+            payload = json.dumps(
+                {
+                    "type": TYPE_PREFIX + "validation-error",
+                    "title": "Request validation failed",
+                    "status": 422,
+                    "detail": "NUL characters are not accepted in the URL",
+                    "instance": scope.get("path", ""),
+                }
+            ).encode()
+            await send(_problem_start(422, payload))
+            await send({"type": "http.response.body", "body": payload})
+            return
+        await self.app(scope, receive, send)
 
 
 class _BodyTooLarge(Exception):
@@ -110,14 +158,5 @@ class BodyLimitMiddleware:
             "instance": scope.get("path", ""),
         }
         payload = json.dumps(body).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
-                    (b"content-length", str(len(payload)).encode()),
-                ],
-            }
-        )
+        await send(_problem_start(413, payload))
         await send({"type": "http.response.body", "body": payload})

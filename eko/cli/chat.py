@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from eko.cli.common import console, err_console, fail, load_settings, run
+from eko.cli.terminal_text import printable
 from eko.config import Settings
 from eko.logging import configure_logging
 from eko.store import rooms as room_repo
@@ -155,13 +156,13 @@ async def _loop(session: ChatSession) -> None:
                 with console.status("Eko is thinking…"):
                     reply = await session.send(text)
             except Exception as exc:  # a bad turn must not end the chat
-                err_console.print(f"[red]error:[/] {escape(str(exc))}")
+                err_console.print(f"[red]error:[/] {escape(printable(str(exc)))}")
                 continue
             if reply is None:
                 console.print("[dim](no reply)[/]")
                 continue
             meta = reply.get("metadata") or {}
-            console.print(f"[bold green]eko>[/] {escape(reply['content'])}")
+            console.print(f"[bold green]eko>[/] {escape(printable(reply['content']))}")
             parts = (
                 meta.get("provider"),
                 meta.get("mode"),
@@ -170,7 +171,7 @@ async def _loop(session: ChatSession) -> None:
             )
             tag = " · ".join(str(x) for x in parts if x)
             if tag:
-                console.print(f"[dim]{escape(tag)}[/]")
+                console.print(f"[dim]{escape(printable(tag))}[/]")
     finally:
         await session.close()
 

@@ -14,7 +14,6 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
-    DateTime,
     Float,
     ForeignKey,
     Index,
@@ -25,7 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from eko.store.types import VectorColumn
+from eko.store.types import UTCDateTime, VectorColumn
 
 # BIGINT on PostgreSQL, but INTEGER on SQLite so that it stays the rowid alias (autoincrement).
 BigId = BigInteger().with_variant(Integer(), "sqlite")
@@ -42,7 +41,8 @@ def utcnow() -> datetime:
 class Base(DeclarativeBase):
     type_annotation_map: ClassVar[dict[Any, Any]] = {
         dict[str, Any]: JSON,
-        datetime: DateTime(timezone=True),
+        # Every timestamp column: aware UTC datetimes on SQLite as on PostgreSQL.
+        datetime: UTCDateTime(),
     }
 
 

@@ -11,7 +11,7 @@ from structlog.testing import capture_logs
 
 from eko.chat.engine.flags import contains_flag_text
 from eko.chat.engine.registry import NodeContext, NodeOutput, NodeResult, NodeSpec
-from eko.llm.errors import ProviderTimeout, ProviderUnavailable
+from eko.llm.errors import ProviderHTTPError, ProviderUnavailable
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
 from tests.chat.helpers import (
@@ -137,8 +137,11 @@ async def test_orchestrator_down_or_too_slow_still_answers(make_harness: Any) ->
     assert slow["content"] == "Réponse malgré tout."
     assert slow["metadata"]["orchestrator"]["fallback"] == "timeout"
 
-    # The orchestrator's call times out at the provider; the writer's call then works.
-    down = FunctionModel.scripted(ProviderTimeout("f", "slow"), "Le rédacteur répond.")
+    # The orchestrator's call fails at the provider; the writer's call then works. (A timeout
+    # would open the provider's circuit: see tests/llm/test_runtime_failfast.py.)
+    down = FunctionModel.scripted(
+        ProviderHTTPError("f", 502, "bad gateway"), "Le rédacteur répond."
+    )
     async with make_harness(providers=[down]) as h:
         _, headers, room_id = await known_user(h, "zoe")
         reply = (await send(h, room_id, headers, "Bonjour ?"))["assistant_message"]

@@ -12,7 +12,7 @@ from fastapi import APIRouter
 
 from eko.api.chat_schemas import ChatMessageIn, ChatMessageOut, QuotaOut
 from eko.api.deps import ChatDep, CurrentUser, DatabaseDep, SessionDep, room_for_user
-from eko.api.problems import Problem
+from eko.api.problems import Problem, problem_responses
 from eko.api.schemas import MessageOut
 from eko.chat.engine.quota import QuotaStatus
 from eko.chat.pipeline import Turn
@@ -23,7 +23,7 @@ from eko.store.models import User
 router = APIRouter(prefix="/v1", tags=["chat"])
 
 
-@router.post("/chat/message")
+@router.post("/chat/message", responses=problem_responses(403, 404))
 async def chat_message(
     body: ChatMessageIn, user: CurrentUser, database: DatabaseDep, chat: ChatDep
 ) -> ChatMessageOut:
@@ -76,7 +76,7 @@ async def chat_message(
     )
 
 
-@router.get("/quota/{public_user_id}")
+@router.get("/quota/{public_user_id}", responses=problem_responses(404))
 async def quota(public_user_id: str, user: CurrentUser, session: SessionDep) -> QuotaOut:
     """A user's quota state: their own, or anyone's for staff."""
     if user.public_id != public_user_id and user.role != "staff":

@@ -24,7 +24,7 @@ from eko.api.chat_schemas import (
     ServiceIn,
 )
 from eko.api.deps import CurrentUser, ServicesDep, SessionDep, StaffUser
-from eko.api.problems import Problem
+from eko.api.problems import Problem, problem_responses
 from eko.chat.engine.capabilities import compute_capabilities
 from eko.chat.engine.profile import REQUIRED_KEYS, DiscoveryGates, update_settings
 from eko.chat.engine.quota import QuotaStatus
@@ -32,7 +32,11 @@ from eko.store import chat_profile
 from eko.store import users as user_repo
 from eko.store.models import User
 
-router = APIRouter(prefix="/v1/users/{public_id}", tags=["chat profile"])
+# Every route addresses a user who may not exist (or not be visible): 404.
+router = APIRouter(
+    prefix="/v1/users/{public_id}", tags=["chat profile"], responses=problem_responses(404)
+)
+STAFF_ONLY = problem_responses(403)
 
 FactKey = Annotated[str, Path(pattern=FACT_KEY_PATTERN)]
 Name = Annotated[str, Path(pattern=NAME_PATTERN)]
@@ -121,7 +125,7 @@ async def put_service(
     return {row.service: row.connected for row in rows}
 
 
-@router.put("/agents/{agent_type}")
+@router.put("/agents/{agent_type}", responses=STAFF_ONLY)
 async def put_agent(
     public_id: str,
     agent_type: Name,
@@ -146,7 +150,7 @@ async def put_agent(
     return {row.agent_type: row.active for row in rows}
 
 
-@router.put("/pro")
+@router.put("/pro", responses=STAFF_ONLY)
 async def put_pro(public_id: str, body: ProIn, staff: StaffUser, session: SessionDep) -> QuotaOut:
     target = await _target(session, public_id, staff)
     target.is_pro = body.is_pro
@@ -154,7 +158,7 @@ async def put_pro(public_id: str, body: ProIn, staff: StaffUser, session: Sessio
     return QuotaOut.of(QuotaStatus.of(target))
 
 
-@router.put("/discovery")
+@router.put("/discovery", responses=STAFF_ONLY)
 async def put_discovery(
     public_id: str, body: DiscoveryIn, staff: StaffUser, session: SessionDep
 ) -> dict[str, object]:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Query, status
 
 from eko.api.chat_schemas import NAME_PATTERN, DocHitOut, DocumentIn, IngestOut, ScopeOut
 from eko.api.deps import CurrentUser, ServicesDep, StaffUser
-from eko.api.problems import Problem
+from eko.api.problems import Problem, problem_responses
 from eko.embed.base import EmbeddingError
 
 router = APIRouter(prefix="/v1/docs", tags=["docs"])
@@ -24,7 +24,11 @@ async def list_scopes(_user: CurrentUser, services: ServicesDep) -> list[ScopeOu
     ]
 
 
-@router.post("/scopes/{scope}/documents", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/scopes/{scope}/documents",
+    status_code=status.HTTP_201_CREATED,
+    responses=problem_responses(403),
+)
 async def ingest_document(
     scope: ScopeName, body: DocumentIn, _staff: StaffUser, services: ServicesDep
 ) -> IngestOut:
@@ -47,7 +51,11 @@ async def ingest_document(
     )
 
 
-@router.delete("/scopes/{scope}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete(
+    "/scopes/{scope}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=problem_responses(403, 404),
+)
 async def delete_scope(scope: ScopeName, _staff: StaffUser, services: ServicesDep) -> None:
     if not await services.engine.docs.delete_scope(scope):
         raise Problem(404, "scope-not-found", "Scope not found", f"No docs scope {scope!r}.")

@@ -1,10 +1,10 @@
 """Memory guard routes: feedback on answers (members), and the cache audit (staff only).
 
-POST   /v1/messages/{id}/feedback       rate an assistant message (thumbs up validates it)
+POST   /v1/messages/{id}/feedback       rate an assistant message (thumbs up: for the rater)
 GET    /v1/staff/memory                 list entries (filters, newest first)
 POST   /v1/staff/memory                 create an entry directly
 POST   /v1/staff/memory/search          what a question would be served, with every candidate
-POST   /v1/staff/memory/validate        learn any assistant message
+POST   /v1/staff/memory/validate        learn any assistant message (may publish it)
 POST   /v1/staff/memory/prune           delete expired entries now
 GET    /v1/staff/memory/{id}            one entry
 POST   /v1/staff/memory/{id}/obsolete   never serve it again (kept for audit)
@@ -27,6 +27,7 @@ from eko.api.deps import (
     room_for_user,
 )
 from eko.api.guard_schemas import (
+    PERSONA_PATTERN,
     FeedbackIn,
     FeedbackOut,
     GuardCandidateOut,
@@ -39,7 +40,8 @@ from eko.api.guard_schemas import (
     GuardSearchOut,
     GuardValidate,
 )
-from eko.api.problems import Problem
+from eko.api.problems import Problem, problem_responses
+from eko.api.schemas import MAX_QUERY_INT
 from eko.chat.feedback import FeedbackService, NotAnAnswer
 from eko.chat.memory_guard import GuardLearning
 from eko.embed.base import EmbeddingError
@@ -52,6 +54,8 @@ from eko.store.db import Database
 from eko.store.guard_models import GuardEntry
 
 router = APIRouter(prefix="/v1", tags=["memory guard"])
+STAFF_ONLY = problem_responses(403)
+STAFF_ONLY_404 = problem_responses(403, 404)
 
 
 def get_guard(services: ServicesDep) -> GuardService:
@@ -102,7 +106,7 @@ async def _user_exists(database: Database, public_id: str) -> None:
 # --- feedback (any member of the message's room) ---
 
 
-@router.post("/messages/{message_id}/feedback")
+@router.post("/messages/{message_id}/feedback", responses=problem_responses(404))
 async def post_feedback(
     message_id: str,
     body: FeedbackIn,
@@ -110,8 +114,10 @@ async def post_feedback(
     database: DatabaseDep,
     feedback: FeedbackDep,
 ) -> FeedbackOut:
-    """Rate an assistant answer. Thumbs up validates it for the memory guard: it is learned
-    unless it used personal context, is marked `<non valide>`, was cut short or is a fallback."""
+    """Rate an assistant answer. Thumbs up validates it for the rater alone: it is learned into
+    their private memory guard scope (never served to anyone else; a vote towards the shared
+    scope when EKO_GUARD_SHARED_MIN_AGREEING_USERS is set) unless it used personal context, is
+    marked `<non valide>`, was cut short or is a fallback."""
     async with database.session() as session:
         message = await message_repo.get_message(session, message_id=message_id)
         if message is not None:
@@ -140,16 +146,16 @@ async def post_feedback(
 # --- staff audit ---
 
 
-@router.get("/staff/memory")
+@router.get("/staff/memory", responses=STAFF_ONLY)
 async def list_entries(
     _staff: StaffUser,
     guard: GuardDep,
-    persona: Annotated[str | None, Query(max_length=100)] = None,
+    persona: Annotated[str | None, Query(pattern=PERSONA_PATTERN)] = None,
     scope: Annotated[str | None, Query(max_length=200)] = None,
     status_: Annotated[str | None, Query(alias="status", pattern="^(active|obsolete)$")] = None,
     q: Annotated[str | None, Query(max_length=200, description="text in question/answer")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_QUERY_INT)] = 0,
 ) -> GuardEntryPage:
     """Entries, newest first; `persona` includes that persona's private entries."""
     items, total = await guard.list_entries(
@@ -158,7 +164,7 @@ async def list_entries(
     return GuardEntryPage(items=[_out(e, guard) for e in items], total=total)
 
 
-@router.post("/staff/memory", status_code=status.HTTP_201_CREATED)
+@router.post("/staff/memory", status_code=status.HTTP_201_CREATED, responses=STAFF_ONLY_404)
 async def create_entry(
     body: GuardEntryCreate,
     staff: StaffUser,
@@ -194,7 +200,7 @@ async def create_entry(
     return _out(learned.entry, guard)
 
 
-@router.post("/staff/memory/search")
+@router.post("/staff/memory/search", responses=STAFF_ONLY)
 async def search_entries(
     body: GuardSearch,
     _staff: StaffUser,
@@ -246,7 +252,13 @@ async def search_entries(
     )
 
 
-@router.post("/staff/memory/validate")
+@router.post(
+    "/staff/memory/validate",
+    responses={
+        **STAFF_ONLY_404,
+        201: {"model": GuardLearnedOut, "description": "Learned as a new entry"},
+    },
+)
 async def validate_message(
     body: GuardValidate,
     staff: StaffUser,
@@ -255,7 +267,9 @@ async def validate_message(
     services: ServicesDep,
     response: Response,
 ) -> GuardLearnedOut:
-    """Learn an assistant message as the answer to the question it replied to."""
+    """Learn an assistant message as the answer to the question it replied to. Staff are
+    trusted with the shared scope: `auto` shares an answer the writer reported as free of
+    personal context, `shared` / `private` choose."""
     async with database.session() as session:
         message = await message_repo.get_message(session, message_id=body.message_id)
     if message is None:
@@ -281,17 +295,17 @@ async def validate_message(
     return GuardLearnedOut(entry=_out(learned.entry, guard), created=learned.created)
 
 
-@router.post("/staff/memory/prune")
+@router.post("/staff/memory/prune", responses=STAFF_ONLY)
 async def prune_entries(_staff: StaffUser, guard: GuardDep) -> GuardPruneOut:
     return GuardPruneOut(deleted=await guard.prune(), max_age_days=guard.max_age_days)
 
 
-@router.get("/staff/memory/{entry_id}")
+@router.get("/staff/memory/{entry_id}", responses=STAFF_ONLY_404)
 async def get_entry(entry_id: str, _staff: StaffUser, guard: GuardDep) -> GuardEntryOut:
     return _out(await _entry(guard, entry_id), guard)
 
 
-@router.post("/staff/memory/{entry_id}/obsolete")
+@router.post("/staff/memory/{entry_id}/obsolete", responses=STAFF_ONLY_404)
 async def obsolete_entry(entry_id: str, staff: StaffUser, guard: GuardDep) -> GuardEntryOut:
     entry = await guard.mark_obsolete(entry_id, reason="staff", by=f"staff:{staff.public_id}")
     if entry is None:
@@ -299,7 +313,9 @@ async def obsolete_entry(entry_id: str, staff: StaffUser, guard: GuardDep) -> Gu
     return _out(entry, guard)
 
 
-@router.delete("/staff/memory/{entry_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete(
+    "/staff/memory/{entry_id}", status_code=status.HTTP_204_NO_CONTENT, responses=STAFF_ONLY_404
+)
 async def delete_entry(entry_id: str, _staff: StaffUser, guard: GuardDep) -> None:
     if not await guard.delete(entry_id):
         raise Problem(404, "entry-not-found", "Cache entry not found", f"No entry {entry_id!r}.")

@@ -24,7 +24,8 @@ from eko.api.memory_schemas import (
     TopicHitOut,
     TopicOut,
 )
-from eko.api.problems import Problem
+from eko.api.problems import Problem, problem_responses
+from eko.api.schemas import MAX_QUERY_INT
 from eko.embed.base import EmbeddingError
 from eko.memory.items import NewItem
 from eko.memory.scopes import Visibility, describe, room_key, user_key, visibility
@@ -33,6 +34,7 @@ from eko.store.memory_models import MemoryItem
 from eko.store.models import Room, User
 
 router = APIRouter(prefix="/v1", tags=["memory"])
+NOT_FOUND = problem_responses(404)
 
 Query_ = Annotated[str, Query(min_length=1, max_length=1000, description="text to search for")]
 
@@ -71,7 +73,7 @@ async def list_items(
     scope: Annotated[str | None, Query(max_length=200)] = None,
     status_: Annotated[GoalStatus | None, Query(alias="status")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_QUERY_INT)] = 0,
 ) -> list[MemoryItemOut]:
     """Items the caller may see, most recently updated first."""
     keys = (await _visibility(database, user)).filter(scope)
@@ -107,7 +109,7 @@ async def search_items(
     return [MemoryItemHit(item=MemoryItemOut.of(hit.item), score=hit.score) for hit in hits]
 
 
-@router.post("/memory/items", status_code=status.HTTP_201_CREATED)
+@router.post("/memory/items", status_code=status.HTTP_201_CREATED, responses=problem_responses(403))
 async def add_item(
     body: MemoryItemCreate, user: CurrentUser, database: DatabaseDep, memory: MemoryDep
 ) -> MemoryItemWritten:
@@ -159,7 +161,7 @@ async def _visible_item(
     return item, seen
 
 
-@router.get("/memory/items/{item_id}")
+@router.get("/memory/items/{item_id}", responses=NOT_FOUND)
 async def get_item(
     item_id: str, user: CurrentUser, database: DatabaseDep, memory: MemoryDep
 ) -> MemoryItemOut:
@@ -167,7 +169,11 @@ async def get_item(
     return MemoryItemOut.of(item)
 
 
-@router.delete("/memory/items/{item_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete(
+    "/memory/items/{item_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=problem_responses(403, 404),
+)
 async def delete_item(
     item_id: str, user: CurrentUser, database: DatabaseDep, memory: MemoryDep
 ) -> None:
@@ -185,7 +191,7 @@ async def delete_item(
 # --- a room's summaries, topics and context ---
 
 
-@router.get("/rooms/{room_id}/summaries")
+@router.get("/rooms/{room_id}/summaries", responses=NOT_FOUND)
 async def list_summaries(
     room_id: str,
     user: CurrentUser,
@@ -194,7 +200,7 @@ async def list_summaries(
     settings: SettingsDep,
     level: Annotated[int | None, Query(ge=1, le=100)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_QUERY_INT)] = 0,
 ) -> list[SummaryOut]:
     """The room's summaries, by level then chronologically."""
     room = await _room(database, room_id, user)
@@ -204,7 +210,7 @@ async def list_summaries(
     return [SummaryOut.of(view) for view in views]
 
 
-@router.get("/rooms/{room_id}/summaries/search")
+@router.get("/rooms/{room_id}/summaries/search", responses=NOT_FOUND)
 async def search_summaries(
     room_id: str,
     q: Query_,
@@ -226,7 +232,7 @@ async def search_summaries(
     return [SummaryOut.of(view) for view in views]
 
 
-@router.get("/rooms/{room_id}/topics")
+@router.get("/rooms/{room_id}/topics", responses=NOT_FOUND)
 async def list_topics(
     room_id: str,
     user: CurrentUser,
@@ -240,7 +246,7 @@ async def list_topics(
     return [TopicOut.of(view) for view in views]
 
 
-@router.get("/rooms/{room_id}/topics/search")
+@router.get("/rooms/{room_id}/topics/search", responses=NOT_FOUND)
 async def search_topics(
     room_id: str,
     q: Query_,
@@ -258,7 +264,7 @@ async def search_topics(
     return [TopicHitOut(id=h.topic.id, name=h.topic.name, score=h.score) for h in hits]
 
 
-@router.get("/rooms/{room_id}/context")
+@router.get("/rooms/{room_id}/context", responses=NOT_FOUND)
 async def preview_context(
     room_id: str,
     q: Query_,

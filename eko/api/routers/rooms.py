@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Header, Query, status
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -18,8 +18,9 @@ from eko.api.deps import (
     SettingsDep,
     room_for_user,
 )
-from eko.api.problems import Problem
+from eko.api.problems import Problem, problem_responses
 from eko.api.schemas import (
+    MAX_QUERY_INT,
     ExchangeOut,
     LLMCallOut,
     MemberAdd,
@@ -29,7 +30,7 @@ from eko.api.schemas import (
     RoomCreate,
     RoomOut,
 )
-from eko.chat.service import EmptyMessage, MessageTooLong
+from eko.chat.service import EmptyMessage, IdempotencyConflict, MessageTooLong
 from eko.store import llm_calls as call_repo
 from eko.store import messages as message_repo
 from eko.store import rooms as room_repo
@@ -68,12 +69,16 @@ async def list_rooms(user: CurrentUser, session: SessionDep) -> list[RoomOut]:
     return [RoomOut.of(room) for room in rooms]
 
 
-@router.get("/{room_id}")
+@router.get("/{room_id}", responses=problem_responses(404))
 async def get_room(room_id: str, user: CurrentUser, session: SessionDep) -> RoomOut:
     return RoomOut.of(await room_for_user(session, room_id=room_id, user=user))
 
 
-@router.post("/{room_id}/members", status_code=status.HTTP_204_NO_CONTENT)
+@router.post(
+    "/{room_id}/members",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=problem_responses(403, 404),
+)
 async def add_member(room_id: str, body: MemberAdd, user: CurrentUser, session: SessionDep) -> None:
     room = await room_for_user(session, room_id=room_id, user=user)
     if room.kind == "direct" and user.role != "staff":
@@ -84,7 +89,9 @@ async def add_member(room_id: str, body: MemberAdd, user: CurrentUser, session: 
     await room_repo.add_member(session, room_id=room.id, user_id=member.id)
 
 
-@router.post("/{room_id}/messages", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/{room_id}/messages", status_code=status.HTTP_201_CREATED, responses=problem_responses(404)
+)
 async def post_message(
     room_id: str,
     body: MessageCreate,
@@ -98,9 +105,30 @@ async def post_message(
             "POST /v1/chat/message (the seed's client flow)"
         ),
     ] = True,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            min_length=1,
+            max_length=200,
+            description="Safe retries (IETF Idempotency-Key): the same key again returns the "
+            "stored message and its answer; with a different content, 422. Same role as "
+            "client_message_id (if both are sent they must be equal).",
+        ),
+    ] = None,
 ) -> ExchangeOut:
     """Store the user's message, then return it with the assistant's reply (null in a lobby when
     the assistant is not addressed, or with respond=false)."""
+    if (
+        idempotency_key is not None
+        and body.client_message_id is not None
+        and idempotency_key != body.client_message_id
+    ):
+        raise Problem(
+            422,
+            "idempotency-key-mismatch",
+            "Two different idempotency keys",
+            "Idempotency-Key and client_message_id differ; send one, or the same value.",
+        )
     async with database.session() as session:
         room = await room_for_user(session, room_id=room_id, user=user)
     try:
@@ -108,7 +136,7 @@ async def post_message(
             user=user,
             room=room,
             content=body.content,
-            client_message_id=body.client_message_id,
+            client_message_id=idempotency_key or body.client_message_id,
             respond=respond,
         )
     except MessageTooLong as exc:
@@ -122,6 +150,14 @@ async def post_message(
         ) from exc
     except EmptyMessage as exc:
         raise Problem(422, "empty-message", "Empty message", str(exc)) from exc
+    except IdempotencyConflict as exc:
+        raise Problem(
+            422,
+            "idempotency-key-reused",
+            "Idempotency key reused",
+            "This key was already used for a message with a different content; nothing new "
+            "was stored.",
+        ) from exc
     reply = exchange.assistant_message
     return ExchangeOut(
         user_message=MessageOut.of(exchange.user_message, sender_public_id=user.public_id),
@@ -130,7 +166,7 @@ async def post_message(
     )
 
 
-@router.get("/{room_id}/messages")
+@router.get("/{room_id}/messages", responses=problem_responses(404))
 async def list_messages(
     room_id: str,
     user: CurrentUser,
@@ -138,10 +174,12 @@ async def list_messages(
     settings: SettingsDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     before: Annotated[
-        int | None, Query(ge=1, description="page of messages with seq < before")
+        int | None,
+        Query(ge=1, le=MAX_QUERY_INT, description="page of messages with seq < before"),
     ] = None,
     after: Annotated[
-        int | None, Query(ge=0, description="page of messages with seq > after")
+        int | None,
+        Query(ge=0, le=MAX_QUERY_INT, description="page of messages with seq > after"),
     ] = None,
 ) -> MessagePage:
     room = await room_for_user(session, room_id=room_id, user=user)
@@ -160,7 +198,7 @@ async def list_messages(
     return MessagePage(items=items, next_before=next_before)
 
 
-@router.get("/{room_id}/llm-calls")
+@router.get("/{room_id}/llm-calls", responses=problem_responses(404))
 async def list_llm_calls(
     room_id: str,
     user: CurrentUser,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, status
 
 from eko.api.deps import CurrentUser, SessionDep, SettingsDep, StaffUser
+from eko.api.problems import problem_responses
 from eko.api.schemas import UserCreate, UserCreated, UserOut
 from eko.store import users as user_repo
 
@@ -16,7 +17,7 @@ async def me(user: CurrentUser) -> UserOut:
     return UserOut.of(user)
 
 
-@router.post("/users", status_code=status.HTTP_201_CREATED)
+@router.post("/users", status_code=status.HTTP_201_CREATED, responses=problem_responses(403))
 async def create_user(
     body: UserCreate, _staff: StaffUser, session: SessionDep, settings: SettingsDep
 ) -> UserCreated:
@@ -30,6 +31,6 @@ async def create_user(
     return UserCreated(user=UserOut.of(user), api_key=api_key)
 
 
-@router.get("/users")
+@router.get("/users", responses=problem_responses(403))
 async def list_users(_staff: StaffUser, session: SessionDep) -> list[UserOut]:
     return [UserOut.of(u) for u in await user_repo.list_users(session)]
