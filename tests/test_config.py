@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
-from eko.config import Settings, mask_url
+from eko.config import Settings, default_home, mask_url
 
 
 def settings(**values: object) -> Settings:
@@ -44,3 +47,59 @@ def test_database_passwords_are_masked() -> None:
         "postgresql+asyncpg://eko:****@db:5432/eko"
     )
     assert mask_url("sqlite+aiosqlite:///./eko.db") == "sqlite+aiosqlite:///./eko.db"
+
+
+def test_home_defaults_to_the_platform_user_data_dir(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("EKO_HOME", raising=False)
+    monkeypatch.delenv("EKO_DATABASE_URL", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # platformdirs on Linux
+    loaded = settings()
+    assert loaded.home == default_home()
+    if sys.platform.startswith("linux"):
+        assert loaded.home == tmp_path / "data" / "eko"
+    assert loaded.database_url == f"sqlite+aiosqlite:///{loaded.home / 'eko.db'}"
+    assert loaded.models_dir == loaded.home / "models"
+
+
+def test_eko_home_moves_the_database_and_models(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("EKO_DATABASE_URL", raising=False)
+    monkeypatch.setenv("EKO_HOME", str(tmp_path / "eko-data"))
+    loaded = settings()
+    assert loaded.home == tmp_path / "eko-data"
+    assert loaded.database_url == f"sqlite+aiosqlite:///{tmp_path / 'eko-data' / 'eko.db'}"
+    assert loaded.models_dir == tmp_path / "eko-data" / "models"
+    assert loaded.masked()["home"] == str(tmp_path / "eko-data")
+
+
+def test_a_relative_home_is_made_absolute_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    loaded = settings(home="relative/eko")
+    assert loaded.home == tmp_path / "relative" / "eko"
+    monkeypatch.chdir("/")
+    assert loaded.database_url.endswith(f"{tmp_path}/relative/eko/eko.db")
+
+
+def test_an_empty_eko_home_means_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EKO_HOME", "")
+    assert settings().home == default_home()
+
+
+def test_database_url_wins_over_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("EKO_HOME", str(tmp_path))
+    monkeypatch.setenv("EKO_DATABASE_URL", "postgresql+asyncpg://eko:pw@db/eko")
+    loaded = settings()
+    assert loaded.database_url == "postgresql+asyncpg://eko:pw@db/eko"
+    assert loaded.home == tmp_path  # still where models go
+
+
+def test_the_home_directory_is_created_on_first_use(tmp_path: Path) -> None:
+    loaded = settings(home=tmp_path / "a" / "b")
+    assert not loaded.home.exists()  # reading the settings creates nothing
+    assert loaded.ensure_home() == tmp_path / "a" / "b"
+    assert loaded.home.is_dir()

@@ -9,9 +9,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from eko.cli.common import console, fail, migrated_services, run
+from eko.cli.ids import resolve_id_or_exit
 from eko.embed.base import EmbeddingError
 from eko.guard.scope import InvalidScope, Scope, lookup_scopes
-from eko.guard.service import GuardService, NotLearnable
+from eko.guard.service import NotLearnable
 from eko.store.guard_models import GuardEntry
 from eko.wiring import Services
 
@@ -20,6 +21,7 @@ app = typer.Typer(help="The memory guard (semantic response cache).", no_args_is
 PersonaOpt = Annotated[
     str | None, typer.Option("--persona", help="Persona (default: EKO_DEFAULT_PERSONA).")
 ]
+ENTRY_ID_HELP = "Entry id, or a unique prefix of it (as `eko cache list` shows)."
 UserOpt = Annotated[
     str | None, typer.Option("--user", help="A user's public id: their private scope.")
 ]
@@ -39,7 +41,9 @@ def _short(text: str, width: int = 60) -> str:
 
 def _entry_table(entries: list[GuardEntry], title: str) -> Table:
     table = Table(title=title)
-    for column in ("id", "status", "scope", "uses", "created", "question"):
+    # Whole ids, never wrapped or cut: what is printed is what `eko cache show` takes.
+    table.add_column("id", no_wrap=True, min_width=32)
+    for column in ("status", "scope", "uses", "created", "question"):
         table.add_column(column, justify="right" if column == "uses" else "left")
     for entry in entries:
         table.add_row(
@@ -53,10 +57,18 @@ def _entry_table(entries: list[GuardEntry], title: str) -> Table:
     return table
 
 
-async def _get(guard: GuardService, entry_id: str) -> GuardEntry:
-    entry = await guard.get(entry_id)
+async def _entry_id(services: Services, given: str) -> str:
+    """The full id of the entry `given` names (a full id or a unique prefix); exit 1 if none."""
+    async with services.database.session() as session:
+        return await resolve_id_or_exit(
+            session, GuardEntry.id, given, what="cache entry", listing="eko cache list"
+        )
+
+
+async def _get(services: Services, given: str) -> GuardEntry:
+    entry = await services.guard.get(await _entry_id(services, given))
     if entry is None:
-        fail(f"no cache entry {entry_id!r}", fix="see `eko cache list`")
+        fail(f"no cache entry {given!r}", fix="see `eko cache list`")
     return entry
 
 
@@ -143,12 +155,12 @@ def search_command(
 
 
 @app.command("show")
-def show_command(entry_id: Annotated[str, typer.Argument(help="Entry id.")]) -> None:
+def show_command(entry_id: Annotated[str, typer.Argument(help=ENTRY_ID_HELP)]) -> None:
     """Show one entry in full."""
 
     async def go() -> None:
         async with migrated_services() as services:
-            entry = await _get(services.guard, entry_id)
+            entry = await _get(services, entry_id)
         rows: list[tuple[str, Any]] = [
             ("id", entry.id),
             ("status", entry.status),
@@ -169,35 +181,42 @@ def show_command(entry_id: Annotated[str, typer.Argument(help="Entry id.")]) -> 
 
 
 @app.command("obsolete")
-def obsolete_command(entry_id: Annotated[str, typer.Argument(help="Entry id.")]) -> None:
+def obsolete_command(entry_id: Annotated[str, typer.Argument(help=ENTRY_ID_HELP)]) -> None:
     """Mark an entry obsolete: never served again, kept for audit until it expires."""
 
     async def go() -> None:
         async with migrated_services() as services:
-            entry = await services.guard.mark_obsolete(entry_id, reason="staff", by="cli")
+            full_id = await _entry_id(services, entry_id)
+            entry = await services.guard.mark_obsolete(full_id, reason="staff", by="cli")
         if entry is None:
             fail(f"no cache entry {entry_id!r}", fix="see `eko cache list`")
-        console.print(f"entry {entry_id} is obsolete")
+        console.print(f"entry {full_id} is obsolete")
 
     run(go())
 
 
 @app.command("delete")
 def delete_command(
-    entry_id: Annotated[str, typer.Argument(help="Entry id.")],
+    entry_id: Annotated[str, typer.Argument(help=ENTRY_ID_HELP)],
     yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Delete an entry and its vector."""
-    if not yes and not typer.confirm(f"Delete cache entry {entry_id}?"):
+
+    async def resolve() -> str:
+        async with migrated_services() as services:
+            return await _entry_id(services, entry_id)
+
+    full_id = run(resolve())
+    if not yes and not typer.confirm(f"Delete cache entry {full_id}?"):
         raise typer.Exit(1)
 
     async def go() -> bool:
         async with migrated_services() as services:
-            return await services.guard.delete(entry_id)
+            return await services.guard.delete(full_id)
 
     if not run(go()):
         fail(f"no cache entry {entry_id!r}", fix="see `eko cache list`")
-    console.print(f"entry {entry_id} deleted")
+    console.print(f"entry {full_id} deleted")
 
 
 @app.command("prune")

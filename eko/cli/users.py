@@ -1,28 +1,35 @@
-"""`eko users create|list`."""
+"""`eko users create|list|set-pro|unset-pro`.
+
+The first user of a fresh install is the operator: created staff and pro, so the quick start
+leads to someone who can administer the server and is never paywalled. Everyone after that is
+a member with the free-message quota unless `--staff` / `--pro` say otherwise.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from eko.cli.common import console, fail, load_settings, require_migrated, run
+from eko.cli.common import (
+    DATABASE_FIX,
+    console,
+    database_read,
+    fail,
+    load_settings,
+    open_database,
+    run,
+)
+from eko.cli.ids import resolve_user
+from eko.config import mask_url
 from eko.store import users as user_repo
-from eko.store.db import Database
+from eko.store.models import User
 
-app = typer.Typer(help="Create and list users.", no_args_is_help=True)
+app = typer.Typer(help="Create and list users; make them pro or not.", no_args_is_help=True)
 
-
-async def _migrated_database() -> Database:
-    settings = load_settings()
-    database = Database(settings.database_url)
-    try:
-        await require_migrated(database, settings)
-    except BaseException:
-        await database.dispose()
-        raise
-    return database
+UserArg = Annotated[str, typer.Argument(metavar="USER", help="Display name or public id.")]
 
 
 @app.command("create")
@@ -31,54 +38,99 @@ def create(
     staff: Annotated[bool, typer.Option("--staff", help="Give the staff role.")] = False,
     pro: Annotated[bool, typer.Option("--pro", help="Mark as a pro (paying) user.")] = False,
 ) -> None:
-    """Create a user and print its API key (shown once)."""
+    """Create a user and print its API key (shown once). The first user is staff and pro."""
     if not name.strip() or len(name) > 200:
         fail("the name must be 1 to 200 characters")
+    settings = load_settings()
 
-    async def go() -> tuple[str, str]:
-        database = await _migrated_database()
-        try:
+    async def go() -> tuple[User, str, bool]:
+        from eko.store.migrate import upgrade  # Alembic: only for the command that needs it
+
+        async with open_database(settings) as database:
+            try:
+                # Like `eko serve` and `eko chat`: a new install needs no separate step.
+                await upgrade(database)
+            except Exception as exc:
+                fail(
+                    f"cannot prepare the database {mask_url(settings.database_url)}: {exc}",
+                    fix=DATABASE_FIX,
+                )
             async with database.session() as session:
+                first = not await user_repo.list_users(session, limit=1)
                 user, key = await user_repo.create_user(
                     session,
                     display_name=name.strip(),
-                    role="staff" if staff else "member",
-                    is_pro=pro,
-                    free_quota_limit=load_settings().default_free_quota_limit,
+                    role="staff" if staff or first else "member",
+                    is_pro=pro or first,
+                    free_quota_limit=settings.default_free_quota_limit,
                 )
-                return user.public_id, key
-        finally:
-            await database.dispose()
+                return user, key, first
 
-    public_id, key = run(go())
-    console.print(f"created user [bold]{name}[/] ({'staff' if staff else 'member'}) id={public_id}")
+    user, key, first = run(go())
+    kind = ", ".join([user.role, *(["pro"] if user.is_pro else [])])
+    console.print(
+        f"created user [bold]{escape(user.display_name)}[/] ({kind}) id={user.public_id} "
+        f"in {mask_url(settings.database_url)}"
+    )
+    if first:
+        console.print(
+            "the first user of this install is the operator: staff and pro (no free-message "
+            "limit); later users are members unless --staff / --pro"
+        )
     console.print("API key (shown once, store it now):")
     print(key)
 
 
 @app.command("list")
 def list_users() -> None:
-    """List users."""
+    """List users: public id, name, role, pro, free messages used / limit."""
+    settings = load_settings()
 
-    async def go() -> list[tuple[str, str, str, bool, int, int]]:
-        database = await _migrated_database()
-        try:
-            async with database.session() as session:
-                return [
-                    (
-                        u.public_id,
-                        u.display_name,
-                        u.role,
-                        u.is_pro,
-                        u.free_quota_used,
-                        u.free_quota_limit,
-                    )
-                    for u in await user_repo.list_users(session)
-                ]
-        finally:
-            await database.dispose()
+    async def go() -> list[User]:
+        async with database_read(settings) as database, database.session() as session:
+            return list(await user_repo.list_users(session))
 
-    table = Table("public id", "name", "role", "pro", "quota used", "quota limit")
-    for row in run(go()):
-        table.add_row(row[0], row[1], row[2], "yes" if row[3] else "no", str(row[4]), str(row[5]))
+    users = run(go())
+    table = Table(title=f"{len(users)} users")
+    table.add_column("public id", no_wrap=True, min_width=32)
+    for column in ("name", "role", "pro", "free used / limit"):
+        table.add_column(column)
+    for user in users:
+        table.add_row(
+            user.public_id,
+            escape(user.display_name),
+            user.role,
+            "yes" if user.is_pro else "no",
+            f"{user.free_quota_used} / {user.free_quota_limit}",
+        )
     console.print(table)
+
+
+def _set_pro(given: str, is_pro: bool) -> None:
+    settings = load_settings()
+
+    async def go() -> tuple[User, bool]:
+        async with database_read(settings) as database, database.session() as session:
+            user = await resolve_user(session, given)
+            changed = user.is_pro != is_pro
+            user.is_pro = is_pro
+            return user, changed
+
+    user, changed = run(go())
+    who = f"{escape(user.display_name)} ({user.public_id})"
+    if is_pro:
+        console.print(f"{who} is {'now' if changed else 'already'} pro")
+    else:
+        console.print(f"{who} {'is no longer' if changed else 'was not'} pro")
+
+
+@app.command("set-pro")
+def set_pro(user: UserArg) -> None:
+    """Make a user pro: never paywalled, whatever their free messages used."""
+    _set_pro(user, True)
+
+
+@app.command("unset-pro")
+def unset_pro(user: UserArg) -> None:
+    """Make a user not pro: the free-message quota applies again."""
+    _set_pro(user, False)

@@ -15,6 +15,7 @@ runner = CliRunner()
 @pytest.fixture
 def eko_env(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.chdir(tmp_path)  # no stray .env from the developer's checkout
+    monkeypatch.setenv("EKO_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("EKO_DATABASE_URL", database_url)
     monkeypatch.setenv("EKO_LLM_MAX_TOKENS", "16")
     return database_url
