@@ -306,3 +306,19 @@ async def test_first_message_without_private_context_is_not_personal(make_harnes
     assert first["metadata"]["personal_context_sources"] == []
     assert second["metadata"]["personal_context"] is True
     assert second["metadata"]["personal_context_sources"] == ["history"]
+
+
+async def test_the_orchestrator_prompt_carries_the_current_message_once(
+    make_harness: Any,
+) -> None:
+    model = FunctionModel(
+        lambda request: orchestrator_json() if request.json_schema is not None else "Bien sûr."
+    )
+    async with make_harness(providers=[model]) as h:
+        _, headers, room_id = await known_user(h)
+        await send(h, room_id, headers, "Premier message zèbre-un")
+        await send(h, room_id, headers, "Second message girafe-deux")
+    routed = [r for r in model.requests if r.json_schema is not None][-1]
+    prompt = "\n".join(m.content for m in routed.messages)
+    assert prompt.count("girafe-deux") == 1
+    assert prompt.count("zèbre-un") == 1  # earlier turns stay in the conversation

@@ -223,6 +223,8 @@ class Orchestrator:
         )
         lines = []
         for item in ctx.history:
+            if item.seq >= turn.user_message.seq:
+                continue  # the message to route is sent once, below
             speaker = self._settings.assistant_name if item.role == "assistant" else "User"
             lines.append(f"{speaker}: {' '.join(item.content.split())[:_MESSAGE_CHARS]}")
         conversation = "\n".join(lines) or "(empty)"
