@@ -1,73 +1,261 @@
-"""`eko bench …`: benchmarks from bench/, each printing a table (numbers go in the README)."""
+"""`eko bench …`: the benchmarks of eko/bench/, each printing a table (numbers go in the README).
+
+Suite modules are imported only when their command runs: they pull numpy, the embedder and
+the database drivers, which the rest of the CLI must not pay for.
+"""
 
 from __future__ import annotations
 
 import importlib
-from typing import Annotated
+from pathlib import Path
+from types import ModuleType
+from typing import Annotated, Any
 
 import typer
 
+from eko.bench import DATA_DIR, LOCOMO_FILE, QQP_FILE
 from eko.cli.common import console, fail, load_settings, run
 from eko.logging import configure_logging
 
 app = typer.Typer(
-    help="Benchmarks (speed, memory, quality); each prints a table.", no_args_is_help=True
+    help="Benchmarks (speed, memory, quality, load); each prints a table.", no_args_is_help=True
 )
 
+# Suites with no options of their own: module and one-line help.
 _SUITES = {
-    "llm": ("bench.bench_llm", "local model tokens/s, plain and JSON-grammar"),
-    "embed": ("bench.bench_embed", "embedder sentences/s"),
     "vectors": (
-        "bench.bench_vectors",
+        "eko.bench.bench_vectors",
         "vector search p50/p95 at 10k/100k on SQLite and PostgreSQL",
     ),
     "pipeline": (
-        "bench.bench_pipeline",
+        "eko.bench.bench_pipeline",
         "chat pipeline overhead per message (10k history, 1k docs chunks), SQLite and PostgreSQL",
     ),
-    "guard": (
-        "bench.bench_guard",
-        "memory guard on QQP: precision/recall/false hits; lookup p50/p95 at 1k-100k",
-    ),
-    "context": (
-        "bench.bench_context",
-        "dual context on LoCoMo: evidence recall, prompt size vs history, summary calls",
-    ),
 }
+_LOAD_BACKENDS = {"sqlite": ("sqlite",), "postgres": ("postgres",), "both": ("sqlite", "postgres")}
+_GUARD_BACKENDS = ("sqlite", "postgres")
+
+_RELATIVE = "relative to the current directory"
+LocomoData = Annotated[
+    Path | None,
+    typer.Option(
+        "--data",
+        help=f"LoCoMo JSON (default: {DATA_DIR / LOCOMO_FILE}, {_RELATIVE}).",
+        dir_okay=False,
+    ),
+]
+QqpData = Annotated[
+    Path | None,
+    typer.Option(
+        "--data",
+        help=f"QQP pairs, .jsonl.gz (default: {DATA_DIR / QQP_FILE}, {_RELATIVE}).",
+        dir_okay=False,
+    ),
+]
 
 
-def _runner(name: str) -> None:
-    module_name, _ = _SUITES[name]
+def _module(name: str) -> ModuleType:
     try:
-        module = importlib.import_module(module_name)
+        return importlib.import_module(name)
     except ImportError as exc:
         fail(
-            f"benchmark {name!r} is not available: {exc}",
-            fix="run from a source checkout installed with `pip install -e .`",
+            f"benchmark module {name!r} is not available: {exc}",
+            fix="reinstall Eko (`scripts/setup` or `pip install -e .`)",
         )
+
+
+def _data_file(given: Path | None, default_name: str, suite: str) -> Path:
+    """The data file to read: the one given, else the default; exits naming it when missing."""
+    path = given if given is not None else DATA_DIR / default_name
+    if not path.is_file():
+        fail(
+            f"data file not found: {path} (absolute: {path.resolve()})",
+            fix=f"pass `eko bench {suite} --data PATH`, or run from a directory next to "
+            f"../shared/data",
+        )
+    return path
+
+
+def _run_suite(module_name: str, **options: Any) -> None:
+    module = _module(module_name)
     settings = load_settings()
     configure_logging("WARNING")
-    run(module.run(settings=settings, console=console))
+    run(module.run(settings=settings, console=console, **options))
 
 
-def _make(name: str, help_text: str) -> None:
+def _make(name: str, module_name: str, help_text: str) -> None:
     def command() -> None:
-        _runner(name)
+        _run_suite(module_name)
 
     command.__doc__ = help_text
     app.command(name)(command)
 
 
-for _name, (_module, _help) in _SUITES.items():
-    _make(_name, _help)
+for _name, (_module_name, _help) in _SUITES.items():
+    _make(_name, _module_name, _help)
+
+
+@app.command("embed")
+def embed(
+    calibrate: Annotated[
+        bool, typer.Option("--calibrate", help="Calibrate the threshold on QQP pairs instead.")
+    ] = False,
+    data: QqpData = None,
+    limit: Annotated[int | None, typer.Option(help="Calibration: QQP pairs to use.")] = None,
+) -> None:
+    """embedder sentences/s (or, with --calibrate, its threshold on labelled QQP pairs)"""
+    if not calibrate:
+        _run_suite("eko.bench.bench_embed")
+        return
+    path = _data_file(data, QQP_FILE, "embed --calibrate")
+    module = _module("eko.bench.bench_embed")
+    settings = load_settings()
+    configure_logging("WARNING")
+    run(module.run_calibration(settings=settings, console=console, data=path, limit=limit))
+
+
+@app.command("llm")
+def llm(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Question set, JSON lines (default: the packaged everyday set).",
+            dir_okay=False,
+            exists=True,
+        ),
+    ] = None,
+    model: Annotated[
+        list[str] | None, typer.Option(help="A bundled model (repeatable; default: all).")
+    ] = None,
+) -> None:
+    """local chat models: answer quality (FR/EN), orchestrator JSON, tokens/s, answer time"""
+    _run_suite("eko.bench.bench_llm", data=data, models=model)
+
+
+@app.command("context")
+def context(data: LocomoData = None) -> None:
+    """dual context on LoCoMo: evidence recall, prompt size vs history, summary calls"""
+    _run_suite("eko.bench.context", data=_data_file(data, LOCOMO_FILE, "context"))
+
+
+@app.command("guard")
+def guard(
+    data: QqpData = None,
+    limit: Annotated[int | None, typer.Option(help="QQP pairs to use (default: all).")] = None,
+    sizes: Annotated[
+        list[int] | None, typer.Option("--size", help="Latency: entries (repeatable).")
+    ] = None,
+    backend: Annotated[
+        list[str] | None,
+        typer.Option(help="Latency: sqlite and/or postgres (repeatable; default both)."),
+    ] = None,
+    latency_only: Annotated[
+        bool, typer.Option("--latency-only", help="Skip the QQP quality part (no data needed).")
+    ] = False,
+) -> None:
+    """memory guard on QQP: precision/recall/false hits; lookup p50/p95 at 1k-100k"""
+    unknown = sorted(set(backend or []) - set(_GUARD_BACKENDS))
+    if unknown:
+        fail(f"unknown backend {', '.join(unknown)}", fix="use sqlite and/or postgres")
+    options: dict[str, Any] = {
+        "limit": limit,
+        "data": None if latency_only else _data_file(data, QQP_FILE, "guard"),
+    }
+    if sizes:
+        options["sizes"] = sizes
+    if backend:
+        options["backends"] = backend
+    _run_suite("eko.bench.guard", **options)
+
+
+@app.command("load")
+def load(
+    backend: Annotated[
+        str, typer.Option(help="sqlite, postgres or both (embedded PostgreSQL by default).")
+    ] = "both",
+    scenario: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a: distinct messages in one room; b: identical posts (client_message_id, "
+            "Idempotency-Key); c: hung primary provider. Repeatable; default all."
+        ),
+    ] = None,
+    latency: Annotated[float, typer.Option(help="Fake model latency, seconds.")] = 0.3,
+    messages: Annotated[int, typer.Option(help="(a) concurrent distinct messages.")] = 100,
+    duplicates: Annotated[int, typer.Option(help="(b) concurrent identical posts.")] = 1000,
+    users: Annotated[int, typer.Option(help="(c) concurrent users, one room each.")] = 16,
+    hung_timeout: Annotated[
+        float, typer.Option(help="(c) the hung primary's timeout_s, seconds.")
+    ] = 5.0,
+    request_timeout: Annotated[
+        float, typer.Option(help="Client timeout per request, seconds.")
+    ] = 60.0,
+) -> None:
+    """Eko under concurrent load through real sockets (fake model, `eko serve` processes)"""
+    if backend not in _LOAD_BACKENDS:
+        fail(f"unknown backend {backend!r}", fix="use sqlite, postgres or both")
+    chosen = scenario or ["a", "b", "c"]
+    unknown = sorted(set(chosen) - {"a", "b", "c"})
+    if unknown:
+        fail(f"unknown scenario {', '.join(unknown)}", fix="use a, b and/or c")
+    module = _module("eko.bench.load")
+    options = module.LoadOptions(
+        latency_s=latency,
+        messages=messages,
+        duplicates=duplicates,
+        hung_users=users,
+        hung_timeout_s=hung_timeout,
+        request_timeout_s=request_timeout,
+    )
+    _run_load(module, _LOAD_BACKENDS[backend], set(chosen), options)
+
+
+def _run_load(
+    module: ModuleType, backends: tuple[str, ...], scenarios: set[str], options: Any
+) -> None:
+    configure_logging("WARNING")
+    failures = run(
+        module.run(console=console, backends=backends, scenarios=scenarios, options=options)
+    )
+    if failures:
+        fail(f"the load run did not complete on {len(failures)} backend(s) (see above)")
+
+
+# `all` runs these first, then any other suite registered in _SUITES.
+_ALL = ("llm", "embed", "vectors", "pipeline", "guard", "context", "load")
 
 
 @app.command("all")
 def all_suites(
     skip: Annotated[list[str] | None, typer.Option(help="Suites to skip.")] = None,
 ) -> None:
-    """Run every benchmark in turn."""
-    for name in _SUITES:
-        if name not in (skip or []):
-            console.rule(f"bench {name}")
-            _runner(name)
+    """Run every benchmark in turn, with default options."""
+    names = [*_ALL, *(name for name in _SUITES if name not in _ALL)]
+    selected = [name for name in names if name not in (skip or [])]
+    # Missing data fails now, not after an hour of other suites.
+    qqp = _data_file(None, QQP_FILE, "guard") if "guard" in selected else None
+    locomo = _data_file(None, LOCOMO_FILE, "context") if "context" in selected else None
+    for name in selected:
+        console.rule(f"bench {name}")
+        if name in _SUITES:
+            _run_suite(_SUITES[name][0])
+        elif name == "llm":
+            _run_suite("eko.bench.bench_llm")
+        elif name == "embed":
+            _run_suite("eko.bench.bench_embed")
+        elif name == "guard":
+            _run_suite("eko.bench.guard", data=qqp)
+        elif name == "context":
+            _run_suite("eko.bench.context", data=locomo)
+        elif name == "load":
+            module = _module("eko.bench.load")
+            _run_load(module, ("sqlite", "postgres"), {"a", "b", "c"}, module.LoadOptions())
+
+
+# CLI start-up (`eko bench cli`): added after the loop above, and to _SUITES so `all` runs it.
+_SUITES["cli"] = (
+    "eko.bench.bench_cli",
+    "CLI start-up: eko --help, eko users list, … as processes, median/p95 wall time",
+)
+_make("cli", *_SUITES["cli"])

@@ -17,7 +17,7 @@ import numpy as np
 from eko.embed.base import EmbeddingError, Kind, batches, empty, normalize_rows
 
 # Measured 2026-11-21 on ../shared/data/qqp-dev-3000.jsonl.gz (3,000 Quora pairs, 1,171
-# duplicates), "query: " on both sides, with `python -m bench.bench_embed --calibrate`:
+# duplicates), "query: " on both sides, with `eko bench embed --calibrate`:
 #   AUC 0.855. Best F1 0.745 at cos 0.927, but 31% of non-duplicates score above it.
 #   precision / recall / false-hit rate: 0.95 → 0.71 / 0.65 / 17.2%; 0.96 → 0.75 / 0.51 / 10.8%;
 #   0.97 → 0.81 / 0.38 / 5.9%; 0.972 → 0.82 / 0.35 / 5.0% (the ≤ 5% false-hit point).

@@ -23,7 +23,7 @@ KNOWN_DIMS = {
     "text-embedding-ada-002": 1536,
 }
 # Not measured here: the memory-guard design's value for OpenAI's text-embedding-3-small.
-# Calibrate any other model with bench/bench_embed.py --calibrate and pass it in.
+# Calibrate any other model with `eko bench embed --calibrate` and pass it in.
 DEFAULT_THRESHOLD = 0.85
 ERROR_BODY_EXCERPT_CHARS = 200
 # Statuses worth one more try: rate limit and transient server trouble.

@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import func, insert, select
 
-from bench.bench_vectors import _database as fresh_database
+from eko.bench.databases import fresh_database
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
 from eko.llm.providers import FunctionModel
@@ -126,7 +126,7 @@ async def _load(database: Database, settings: Settings) -> tuple[Any, Any, Any]:
 async def _measure(backend: str) -> Row:
     row = Row(backend)
     async with fresh_database(backend) as database:
-        settings = Settings(  # type: ignore[call-arg]
+        settings = Settings(
             database_url=database.url,
             memory_extract_enabled=False,
             summaries_enabled=False,
@@ -143,7 +143,7 @@ async def _measure(backend: str) -> Row:
                 began = time.perf_counter()
                 exchange = await services.chat.post(user=user, room=room, content=text)
                 wall_ms = (time.perf_counter() - began) * 1000.0
-                await services.background.drain()
+                await services.jobs.drain()
                 if i < WARMUP:
                     continue
                 async with database.session() as session:

@@ -4,13 +4,11 @@
 (QQP), the cosine at which two questions are "the same" for one model: the value behind each
 embedder's `calibrated_threshold`. Run it by hand when adding or changing a model:
 
-    .venv/bin/python -m bench.bench_embed --calibrate ../shared/data/qqp-dev-3000.jsonl.gz
+    eko bench embed --calibrate [--data ../shared/data/qqp-dev-3000.jsonl.gz] [--limit N]
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import gzip
 import json
 import statistics
@@ -176,23 +174,14 @@ async def _close(embedder: Embedder) -> None:
         await aclose()
 
 
-async def _main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--calibrate", type=Path, help="a QQP-style .jsonl.gz of labelled pairs")
-    parser.add_argument("--limit", type=int, default=None)
-    args = parser.parse_args()
-    settings, console = Settings(), Console()
-    if args.calibrate is None:
-        await run(settings=settings, console=console)
-        return
+async def run_calibration(
+    *, settings: Settings, console: Console, data: Path, limit: int | None = None
+) -> None:
+    """`eko bench embed --calibrate`: the threshold metrics of the configured embedder."""
     embedder = build_embedder(settings)
-    left, right, labels = load_pairs(args.calibrate, args.limit)
+    left, right, labels = load_pairs(data, limit)
     start = time.perf_counter()
     scores = await pair_scores(embedder, left, right)
     console.print(f"embedded in {time.perf_counter() - start:.1f} s")
     print_calibration(console, embedder.name, calibrate(scores, labels), len(labels))
     await _close(embedder)
-
-
-if __name__ == "__main__":
-    asyncio.run(_main())

