@@ -37,6 +37,7 @@ from eko.llm.types import (
     LLMCallRecord,
     Outcome,
     OutputT,
+    Priority,
     Provider,
     ProviderRequest,
     ProviderResponse,
@@ -137,6 +138,7 @@ class LLMRuntime:
         max_tokens: int | None = None,
         temperature: float | None = None,
         stop: Sequence[str] = (),
+        priority: Priority = "interactive",
     ) -> Completion[OutputT]: ...
 
     @overload
@@ -151,6 +153,7 @@ class LLMRuntime:
         max_tokens: int | None = None,
         temperature: float | None = None,
         stop: Sequence[str] = (),
+        priority: Priority = "interactive",
     ) -> Completion[BaseModel]: ...
 
     async def complete(
@@ -164,6 +167,7 @@ class LLMRuntime:
         max_tokens: int | None = None,
         temperature: float | None = None,
         stop: Sequence[str] = (),
+        priority: Priority = "interactive",
     ) -> Completion[Any]:
         """One answer from the first provider that gives a usable one.
 
@@ -178,6 +182,7 @@ class LLMRuntime:
             max_tokens=max_tokens if max_tokens is not None else self._default_max_tokens,
             temperature=temperature if temperature is not None else self._default_temperature,
             stop=tuple(stop),
+            priority=priority,
             assistant_name=self._assistant_name,
         )
         call = _CallContext(purpose=purpose, room_id=room_id, message_id=message_id)

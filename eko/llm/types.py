@@ -9,6 +9,9 @@ from pydantic import BaseModel
 
 Role = Literal["system", "user", "assistant"]
 Outcome = Literal["ok", "fallback", "invalid", "error"]
+# Who waits for a call: a person ("interactive") or nobody ("background": summaries, extraction,
+# topics, reflection). A local model serves interactive calls first.
+Priority = Literal["interactive", "background"]
 
 OutputT = TypeVar("OutputT", bound=BaseModel)
 
@@ -38,6 +41,7 @@ class ProviderRequest:
     stop: tuple[str, ...] = ()
     # Name of the assistant persona, used by completion-style prompts ("Eko:").
     assistant_name: str = "Eko"
+    priority: Priority = "interactive"
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+from pydantic import ValidationError
 
 from eko.config import ProviderConfig, Settings
 from eko.llm.providers import LocalLlamaProvider, OpenAICompatProvider, build_providers
@@ -24,8 +26,23 @@ async def test_default_is_the_bundled_local_model() -> None:
     assert provider.name == "local"
     assert provider.timeout_s is None  # the HTTP default does not apply to a local model
     assert provider.model_path is None  # resolved to the bundled GGUF on first use
+    assert provider.model == "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    assert provider.prompt_style == "template"  # an instruction model, its own chat template
     assert not provider.loaded
     await provider.aclose()
+
+
+async def test_the_bundled_model_is_chosen_by_name() -> None:
+    [provider] = build_providers(settings(local_model="gemma-3-270m-q4_k_m"))
+    assert isinstance(provider, LocalLlamaProvider)
+    assert provider.model == "gemma-3-270m-q4_k_m"
+    assert provider.prompt_style == "transcript"  # a base model
+    await provider.aclose()
+
+
+def test_an_unknown_bundled_model_is_a_settings_error() -> None:
+    with pytest.raises(ValidationError, match="unknown bundled model 'tiny'"):
+        settings(local_model="tiny")
 
 
 async def test_order_kinds_and_options(tmp_path: Path) -> None:

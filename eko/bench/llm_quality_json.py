@@ -1,0 +1,121 @@
+"""The orchestrator's real JSON contract, on a handful of real-looking messages.
+
+Each probe is rendered as the orchestrator renders its prompt (its system template with the
+registered nodes, no docs scopes, a fresh pro user's state; the conversation, then the message
+to route) and answered under the orchestrator's own output model. A probe counts as valid when
+the answer parses and validates; the expected intents are a sanity check of the routing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, cast
+
+from pydantic import BaseModel, ValidationError
+
+from eko.llm.types import ChatMessage
+
+
+@dataclass(frozen=True, slots=True)
+class JsonProbe:
+    message: str
+    intents: tuple[str, ...]  # any of these is a sensible route
+    history: tuple[tuple[str, str], ...] = ()  # (speaker, text), oldest first
+
+
+PROBES: tuple[JsonProbe, ...] = (
+    JsonProbe("Bonjour Eko ! Comment ça va aujourd'hui ?", ("small_talk", "smalltalk_intro")),
+    JsonProbe("Quelle est la capitale de l'Australie ?", ("general_question",)),
+    JsonProbe(
+        "Should I buy a used Clio or a new Sandero for driving in the city?",
+        ("decision_support",),
+    ),
+    JsonProbe(
+        "Merci beaucoup, bonne soirée !",
+        ("amabilities",),
+        history=(("User", "Tu peux me donner une recette de crêpes ?"), ("Eko", "Bien sûr …")),
+    ),
+    JsonProbe("Quel temps fera-t-il demain à Lyon ?", ("general_question",)),
+    JsonProbe(
+        "I feel overwhelmed at work and I can't sleep lately.",
+        ("sensitive_question", "motivational_guidance"),
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class JsonVerdict:
+    valid: bool
+    intent_ok: bool
+    error: str = ""
+
+
+def orchestrator_output_model() -> type[BaseModel]:
+    from eko.chat.engine.orchestrator import output_model
+
+    return output_model(())
+
+
+def orchestrator_messages(probe: JsonProbe, assistant_name: str = "Eko") -> list[ChatMessage]:
+    from eko.chat.engine.templates import fill
+    from eko.prompts.library import PromptLibrary
+
+    state: dict[str, Any] = {
+        "smalltalk_intro_eligible": False,
+        "smalltalk_target_key": None,
+        "discovery_forced_and_open": False,
+        "is_pro": True,
+        "quota_state": "normal",
+        "capabilities": {},
+        "previous_intent": None,
+        "previous_mode": None,
+        "short_reply": False,
+        "amabilities": False,
+    }
+    system = fill(
+        PromptLibrary().text("orchestrator/system.md"),
+        nodes=_node_descriptions(),
+        scopes="(none)",
+        state=json.dumps(state, ensure_ascii=False),
+    )
+    lines = [
+        f"{assistant_name if speaker == 'Eko' else speaker}: {text}"
+        for speaker, text in probe.history
+    ]
+    conversation = "\n".join(lines) or "(empty)"
+    user = f"Conversation (oldest first):\n{conversation}\n\nMessage to route:\n{probe.message}"
+    return [ChatMessage("system", system), ChatMessage("user", user)]
+
+
+def judge(answer: str, probe: JsonProbe, output: type[BaseModel]) -> JsonVerdict:
+    try:
+        data = output.model_validate_json(answer)
+    except ValidationError as exc:
+        return JsonVerdict(valid=False, intent_ok=False, error=str(exc.errors()[:1])[:200])
+    intent = str(getattr(getattr(data, "payload", None), "intent", ""))
+    return JsonVerdict(valid=True, intent_ok=intent in probe.intents)
+
+
+def _node_descriptions() -> str:
+    """The registry's own lines (its node factories only keep their dependencies)."""
+    from eko.chat.engine.nodes import (
+        context_node,
+        docs_chunks_node,
+        quota_node,
+        response_writer_node,
+        web_search_node,
+    )
+    from eko.chat.engine.registry import NodeRegistry
+
+    none = cast(Any, None)
+    registry = NodeRegistry(
+        [
+            context_node(none, timeout_s=1),
+            quota_node(none, none, timeout_s=1),
+            docs_chunks_node(none, max_chars=1, timeout_s=1),
+            web_search_node(none, max_results=1, max_chars=1, timeout_s=1),
+            response_writer_node(none, timeout_s=1),
+        ]
+    )
+    return registry.describe()
