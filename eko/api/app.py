@@ -12,9 +12,12 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from eko import __version__
-from eko.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
+from eko.api.docs_assets import install_docs
+from eko.api.middleware import BodyLimitMiddleware, NulInUrlMiddleware, RequestIdMiddleware
+from eko.api.overload import install_overload_handlers
 from eko.api.problems import install_problem_handlers
-from eko.api.routers import chat_engine, guard, health, memory, rooms, users
+from eko.api.routers import chat_engine, events, guard, health, jobs, memory, rooms, users
+from eko.api.security_headers import SecurityHeadersMiddleware
 from eko.config import Settings
 from eko.store.migrate import upgrade
 from eko.wiring import Services, build_services
@@ -34,6 +37,9 @@ def create_app(
         app.state.services = services or build_services(settings)
         if migrate:
             await upgrade(app.state.services.database)
+        if owned and settings.jobs_worker_in_process:
+            # One machine, one command: this process runs jobs too (EKO_JOBS_WORKER_IN_PROCESS).
+            await app.state.services.jobs.start()
         log.info("eko.started", version=__version__, database=app.state.services.database.dialect)
         try:
             yield
@@ -41,22 +47,32 @@ def create_app(
             if owned:
                 await app.state.services.aclose()
 
-    app = FastAPI(title="Eko", version=__version__, lifespan=lifespan)
+    # /docs and /redoc are Eko's own (install_docs): offline assets, no inline script.
+    app = FastAPI(
+        title="Eko", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None
+    )
     if services is not None:
         app.state.services = services
     install_problem_handlers(app)
+    install_overload_handlers(app)
     app.include_router(health.router)
     app.include_router(users.router)
     app.include_router(rooms.router)
     app.include_router(guard.router)
     app.include_router(memory.router)
     app.include_router(chat_engine.router)
+    app.include_router(events.router)
+    app.include_router(jobs.router)
+    install_docs(app)  # before /static: it mounts /static/docs
     app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
         return FileResponse(WEB_DIR / "index.html")
 
+    app.add_middleware(NulInUrlMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    # Outside the others, so that their own error responses get the headers too.
+    app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(RequestIdMiddleware)
     return app

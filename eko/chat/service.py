@@ -6,16 +6,19 @@ import asyncio
 import hashlib
 import re
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.chat.background import BackgroundTasks
-from eko.chat.pipeline import AfterReply, Draft, ShortCircuit, Turn, Writer
+from eko.chat.pipeline import Draft, ShortCircuit, Turn, Writer
 from eko.config import Settings
+from eko.events.payloads import message_created
+from eko.events.types import EventBus
+from eko.jobs.after_reply import AfterReplyJobs
+from eko.jobs.queue import JobQueue
 from eko.llm.deadline import message_deadline
 from eko.store import messages as message_repo
 from eko.store.db import Database
@@ -68,19 +71,20 @@ class ChatService:
         writer: Writer,
         settings: Settings,
         short_circuits: Sequence[ShortCircuit] = (),
-        after_reply: Sequence[AfterReply] = (),
-        background: BackgroundTasks | None = None,
-        model_available: Callable[[], bool] | None = None,
+        after_reply: AfterReplyJobs | None = None,
+        jobs: JobQueue | None = None,
+        events: EventBus | None = None,
     ) -> None:
         self._database = database
         self.writer = writer
         self._settings = settings
         self._max_inflight = settings.chat_max_inflight
         self.short_circuits = list(short_circuits)
-        self.after_reply = list(after_reply)
-        self.background = background or BackgroundTasks()
-        # False while every provider is known down: after-reply hooks that call a model wait.
-        self._model_available = model_available
+        # After-reply hooks run as jobs (off the request path, keyed by room, persisted).
+        self.after_reply = after_reply
+        self._jobs = jobs
+        # message.created for every stored message (live clients of /v1/events).
+        self._events = events
         name = re.escape(settings.assistant_name)
         self._mention = re.compile(rf"(?<![\w@])@?{name}\b", re.IGNORECASE)
         # One lock per user message being answered in this process.
@@ -162,6 +166,8 @@ class ChatService:
             meta={"content_sha256": fingerprint},
             in_same_transaction=_count_quota,
         )
+        if created:
+            await self._publish(user_message)
         if not created and (user_message.meta or {}).get("content_sha256", fingerprint) != (
             fingerprint
         ):
@@ -222,14 +228,21 @@ class ChatService:
             reply_to_id=turn.user_message.id,
         )
         if created:
-            for hook in self.after_reply:
-                needs_model = getattr(hook, "uses_model", False)
-                self.background.spawn(
-                    hook.name,
-                    _bind(hook, turn, reply),
-                    wait_until=self._model_available if needs_model else None,
-                )
+            await self._publish(reply)
+            await self._enqueue_after_reply(turn, reply)
         return reply
+
+    async def _publish(self, message: Message) -> None:
+        if self._events is not None:
+            await self._events.publish(message_created(message))
+
+    async def _enqueue_after_reply(self, turn: Turn, reply: Message) -> None:
+        if self.after_reply is None or self._jobs is None:
+            return
+        try:
+            await self.after_reply.enqueue(self._jobs, turn, reply)
+        except Exception:  # the answer is stored: a lost memory update must not fail it
+            log.exception("chat.after_reply.enqueue_failed", reply_id=reply.id)
 
     async def _draft(self, turn: Turn) -> Draft:
         for stage in self.short_circuits:
@@ -251,10 +264,3 @@ async def _count_quota(session: AsyncSession, message: Message) -> None:
         stored = await session.get(User, message.sender_id)
         if stored is not None:
             stored.free_quota_used += 1
-
-
-def _bind(hook: AfterReply, turn: Turn, reply: Message) -> Callable[[], Awaitable[None]]:
-    async def run() -> None:
-        await hook.after(turn, reply)
-
-    return run

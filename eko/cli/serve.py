@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
 import uvicorn
+from fastapi import FastAPI
+from rich.markup import escape
 from rich.panel import Panel
 
 from eko.api.app import create_app
-from eko.cli.common import console, load_settings
-from eko.config import Settings
+from eko.cli.common import console, fail, load_settings
+from eko.config import Settings, mask_url
 from eko.logging import configure_logging
 
 PROVIDER_HINT = (
@@ -23,13 +26,18 @@ PROVIDER_HINT = (
 
 def banner(settings: Settings) -> Panel:
     lines = [f"[bold]Eko[/] on http://{settings.host}:{settings.port}"]
-    db = "SQLite file" if settings.is_sqlite else "PostgreSQL"
-    lines.append(f"database: {db}")
+    lines.append(f"data directory (EKO_HOME): {settings.home}")
+    lines.append(f"database: {mask_url(settings.database_url)}")
     for index, provider in enumerate(settings.llm_providers):
         role = "primary" if index == 0 else "fallback"
         if provider.kind == "local":
-            path = settings.local_model_path or "bundled Gemma 3 270M base (GGUF, llama.cpp, CPU)"
-            lines.append(f"model ({role}): local {path}")
+            from eko.llm.bundled import describe_local_model, switch_hint
+
+            active = describe_local_model(settings.local_model, settings.local_model_path)
+            lines.append(f"model ({role}): local {escape(active)}")
+            lines.append(
+                f"  {escape(switch_hint(settings.local_model, settings.local_model_path))}"
+            )
         else:
             lines.append(
                 f"model ({role}): {provider.label} {provider.model} at {provider.base_url}"
@@ -37,8 +45,8 @@ def banner(settings: Settings) -> Panel:
     lines.append(f"embedder: {settings.embedder}")
     if all(p.kind == "local" for p in settings.llm_providers):
         lines.append(
-            "\n[yellow]The bundled model is a tiny BASE model: it proves the pipeline offline, "
-            "not answer quality.[/]"
+            "\n[yellow]A small local model on the CPU: short everyday answers, a few seconds "
+            "each; not a large hosted model.[/]"
         )
     return Panel("\n".join(lines), title="eko serve", expand=False)
 
@@ -47,13 +55,87 @@ def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (EKO_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (EKO_PORT).")] = None,
     migrate: Annotated[bool, typer.Option(help="Apply migrations at start.")] = True,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="API worker processes (EKO_WORKERS; PostgreSQL only).", min=1),
+    ] = None,
 ) -> None:
     """Run the API and the web page."""
-    settings = load_settings(host=host, port=port)
+    settings = load_settings(host=host, port=port, workers=workers)
     configure_logging(settings.log_level)
+    if settings.workers > 1:
+        refuse_unshareable(settings)
     console.print(banner(settings))
     if all(p.kind == "local" for p in settings.llm_providers):
         # Outside the panel and unwrapped, so the line can be copied as is.
         console.print(PROVIDER_HINT, soft_wrap=True, highlight=False, markup=False)
+    if settings.workers > 1:
+        serve_workers(settings, migrate=migrate)
+        return
     app = create_app(settings, migrate=migrate)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False)
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+    )
+
+
+# On SIGTERM/SIGINT uvicorn stops accepting, lets open requests finish for this long (live
+# event streams never finish by themselves), then the app drains: accepted messages are still
+# answered and stored, running jobs get EKO_JOBS_SHUTDOWN_GRACE_S.
+GRACEFUL_SHUTDOWN_S = 10
+
+
+def refuse_unshareable(settings: Settings) -> None:
+    """Several API processes need a database and a model they can all reach."""
+    if settings.is_sqlite:
+        fail(
+            f"--workers {settings.workers} needs PostgreSQL: an SQLite file is one process's",
+            fix="set EKO_DATABASE_URL=postgresql+asyncpg://… (docs/deploy.md), or run one worker",
+        )
+    if any(p.kind == "local" for p in settings.llm_providers):
+        fail(
+            f"--workers {settings.workers}: the in-process local model cannot be shared by "
+            "several processes (each would load its own copy)",
+            fix="run `eko model serve` and set the EKO_LLM_PROVIDERS line it prints "
+            "(docs/deploy.md)",
+        )
+
+
+def serve_workers(settings: Settings, *, migrate: bool) -> None:
+    """N uvicorn worker processes; each builds its app from the environment (EKO_*)."""
+    if migrate:
+        from eko.cli.common import run
+        from eko.store.db import Database
+        from eko.store.migrate import upgrade
+
+        async def migrate_once() -> None:
+            database = Database(settings.database_url)
+            try:
+                await upgrade(database)
+            finally:
+                await database.dispose()
+
+        run(migrate_once())  # once, before the workers start
+    os.environ["EKO_WORKERS"] = str(settings.workers)
+    uvicorn.run(
+        "eko.cli.serve:app_from_environment",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+    )
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one worker process (`eko serve --workers N`): settings from EKO_* and .env;
+    the parent applied the migrations."""
+    settings = load_settings()
+    configure_logging(settings.log_level)
+    return create_app(settings, migrate=False)

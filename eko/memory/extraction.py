@@ -120,6 +120,7 @@ class MemoryExtractor:
                 message_id=turn.user_message.id,
                 max_tokens=self._settings.memory_extract_max_tokens,
                 temperature=EXTRACTION_TEMPERATURE,
+                priority="background",
             )
         except LLMError as exc:
             log.warning(
@@ -223,6 +224,7 @@ class ExtractionHook:
     """AfterReply: extract memory from the exchange that was just stored."""
 
     name = "memory.extract"
+    uses_model = True  # waits while every provider is down (eko.jobs.registry)
 
     def __init__(self, extractor: MemoryExtractor, *, min_chars: int = 0) -> None:
         self._extractor = extractor

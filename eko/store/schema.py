@@ -9,6 +9,7 @@ from __future__ import annotations
 from eko.store import (
     chat_models,  # chat engine: facts, agents, services, docs
     guard_models,  # memory guard
+    jobs_models,  # background jobs (in-process runner)
     memory_models,  # memory: items, summaries, topics
     models,
 )
@@ -16,4 +17,12 @@ from eko.store.models import Base
 
 metadata = Base.metadata
 
-__all__ = ["Base", "chat_models", "guard_models", "memory_models", "metadata", "models"]
+__all__ = [
+    "Base",
+    "chat_models",
+    "guard_models",
+    "jobs_models",
+    "memory_models",
+    "metadata",
+    "models",
+]

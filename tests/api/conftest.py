@@ -70,6 +70,8 @@ def make_harness(database: Database) -> Callable[..., object]:
             finally:
                 # After-reply work still running would hold a transaction open into the next
                 # test, whose TRUNCATE (a sync fixture, blocking this loop) then waits forever.
-                await services.background.drain()
+                await services.jobs.drain()
+                await services.jobs.aclose()
+                await services.events.aclose()
 
     return factory

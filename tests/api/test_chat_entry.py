@@ -122,7 +122,8 @@ async def test_two_workers_store_one_answer(make_harness: Any) -> None:
             one, two = await asyncio.gather(h.services.chat.answer(turn), other.chat.answer(turn))
         finally:
             # The second "worker" shares the database: close its own parts only.
-            await other.background.drain()
+            await other.jobs.drain()
+            await other.jobs.aclose()
             await other.engine.aclose()
         assert one.id == two.id and one.content == two.content
         assert await _count(h, Message, Message.role == "assistant") == 1

@@ -57,7 +57,8 @@ async def served(
             yield client, services
     finally:
         await services.chat.drain()
-        await services.background.drain()
+        await services.jobs.drain()
+        await services.jobs.aclose()
         await database.dispose()
 
 
@@ -287,9 +288,11 @@ async def test_no_background_model_work_while_every_provider_is_down(database_ur
         )
         assert response.status_code == 201
         assert response.json()["assistant_message"]["type"] == "fallback"
-        await asyncio.sleep(0.05)
-        assert services.background.deferred == 1  # extraction waits for a provider
-        await services.background.drain()  # shutdown drops it rather than calling a dead model
+        # Extraction is re-queued for later (with backoff), never run against a dead model
+        # and never lost.
+        await services.jobs.drain()
+        queued = await services.jobs.list_jobs(status="queued", room_ids=[room_id])
+        assert [job.name for job in queued] == ["after_reply.memory.extract"]
         async with services.database.session() as session:
             purposes = (await session.scalars(select(LLMCall.purpose))).all()
         assert "memory_extract" not in purposes

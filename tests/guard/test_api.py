@@ -329,7 +329,7 @@ async def test_cacheable_intents_are_learned_automatically(make_harness: Any) ->
         h.services.chat.writer = h.services.chat.writer.inner
         use_writer(h, drop=["intent"], personal_context=False)
         await ask(h, alice_headers, alice_room, "What is the tallest building in Paris?")
-        await h.services.background.drain()
+        await h.services.jobs.drain()
         assert await entries(h) == 1
 
         bob_room = await h.direct_room(bob_headers)

@@ -40,7 +40,8 @@ async def stack(database: Database) -> AsyncIterator[tuple[httpx.AsyncClient, Se
         transport=transport, base_url="http://eko.test", timeout=600
     ) as client:
         yield client, services
-    await services.background.drain()
+    await services.jobs.drain()
+    await services.jobs.aclose()
     for provider in services.providers:
         await provider.aclose()
 

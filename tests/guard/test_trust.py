@@ -226,7 +226,7 @@ async def test_auto_learned_intents_are_shared_only_without_personal_context(
         )
         bob_room = await h.direct_room(bob_headers)
         first = await ask(h, bob_headers, bob_room, QUESTION)
-        await h.services.background.drain()
+        await h.services.jobs.drain()
         answer = first["assistant_message"]["content"]
         # Learned for Bob (the asker) only: it may lean on his conversation.
         await assert_served(

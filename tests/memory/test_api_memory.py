@@ -131,7 +131,7 @@ async def test_summaries_topics_search_and_context_routes(make_harness: Any) -> 
                 headers=alice,
                 json={"content": f"tomates {i} ".ljust(150, "t")},
             )
-            await h.services.background.drain()
+            await h.services.jobs.drain()
 
         l1 = (await c.get(f"/v1/rooms/{room}/summaries", params={"level": 1}, headers=alice)).json()
         listed_topics = (await c.get(f"/v1/rooms/{room}/topics", headers=alice)).json()

@@ -8,6 +8,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
+from eko.jobs.pg_schema import is_job_queue_object
 from eko.store.db import Database
 from eko.store.migrate import current_revision, head_revision, is_up_to_date, upgrade
 from eko.store.schema import Base
@@ -19,10 +20,14 @@ async def test_migrated_database_matches_models(database: Database) -> None:
         return [
             d
             for d in compare_metadata(context, Base.metadata)
-            # sqlite-vec/pgvector index structures are created lazily, outside the models.
+            # sqlite-vec/pgvector index structures are created lazily, outside the models;
+            # procrastinate's tables (PostgreSQL) come from its own SQL (eko/jobs/pg_schema.py).
             if not (
                 isinstance(d, tuple)
-                and str(getattr(d[1], "name", "")).startswith(("vec_", "ix_embeddings_hnsw"))
+                and (
+                    str(getattr(d[1], "name", "")).startswith(("vec_", "ix_embeddings_hnsw"))
+                    or is_job_queue_object(str(getattr(getattr(d[1], "table", d[1]), "name", "")))
+                )
             )
         ]
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from alembic import context
 
+from eko.jobs.pg_schema import is_job_queue_object
 from eko.store.schema import Base
 
 config = context.config
@@ -11,9 +14,18 @@ connection = config.attributes.get("connection")
 if connection is None:
     raise RuntimeError("run migrations through `eko db upgrade` (eko.store.migrate)")
 
+
+def include_name(name: str | None, type_: Any, parents: Any) -> bool:
+    # procrastinate's tables (PostgreSQL) come from its own SQL, not from Eko's models.
+    if type_ == "table":
+        return not is_job_queue_object(name)
+    return not is_job_queue_object(parents.get("table_name"))
+
+
 context.configure(
     connection=connection,
     target_metadata=Base.metadata,
+    include_name=include_name,
     render_as_batch=connection.dialect.name == "sqlite",
     compare_type=True,
 )

@@ -1,0 +1,40 @@
+"""Event payloads built from stored objects (what clients receive in `data`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eko.events.types import Event
+from eko.jobs.types import JobEventKind, JobInfo
+from eko.store.models import Message
+
+
+def message_created(message: Message) -> Event:
+    return Event(
+        type="message.created",
+        room_id=message.room_id,
+        data={
+            "message_id": message.id,
+            "role": message.role,
+            "message": {
+                "id": message.id,
+                "room_id": message.room_id,
+                "seq": message.seq,
+                "role": message.role,
+                "type": message.type,
+                "content": message.content,
+                "reply_to_id": message.reply_to_id,
+                "created_at": message.created_at.isoformat() if message.created_at else None,
+            },
+        },
+    )
+
+
+def job_event(kind: JobEventKind, job: JobInfo) -> Event:
+    data: dict[str, Any] = {
+        "job_id": job.id,
+        "name": job.name,
+        "status": kind,
+        "attempts": job.attempts,
+    }
+    return Event(type=f"job.{kind}", room_id=job.room_id, data=data)

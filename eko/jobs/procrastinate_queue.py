@@ -1,0 +1,410 @@
+"""The PostgreSQL jobs backend: procrastinate (LISTEN/NOTIFY wake-ups, per-key locks,
+queueing locks, periodic tasks deferred once per window across workers). Why this queue:
+docs/deploy.md.
+
+Eko's registry becomes procrastinate tasks: each runs `JobRegistry.execute`, so a job that needs
+a model is re-queued (with backoff) while no provider is reachable, as on the local runner.
+Differences from the local runner: procrastinate counts a deferral as an attempt (a deferral
+never fails a job, but a later error has fewer retries left), and keeps no error text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, cast
+
+import structlog
+from procrastinate import App, PsycopgConnector, RetryDecision
+from procrastinate.exceptions import AlreadyEnqueued
+from procrastinate.jobs import Job as ProcrastinateJob
+from procrastinate.retry import BaseRetryStrategy
+from sqlalchemy.engine import make_url
+
+from eko.jobs.backoff import Backoff
+from eko.jobs.registry import JobDefinition, JobRegistry, Schedule
+from eko.jobs.types import JobEventKind, JobInfo, JobListener, JobStatus, RetryLater, room_of
+from eko.store.models import utcnow
+
+log = structlog.get_logger("eko.jobs")
+
+# procrastinate's periodic deferrer skips windows missed for longer than this; Eko wants the
+# latest missed window to run once after any downtime, however long.
+NEVER_TOO_LATE_S = 10 * 365 * 24 * 3600
+STALLED_TASK = "eko.jobs.retry_stalled"
+
+STATUS_TO_PROCRASTINATE: dict[JobStatus, list[str]] = {
+    "queued": ["todo"],
+    "running": ["doing", "aborting"],
+    "succeeded": ["succeeded"],
+    "failed": ["failed"],
+    "cancelled": ["cancelled", "aborted"],
+}
+STATUS_FROM_PROCRASTINATE: dict[str, JobStatus] = {
+    raw: status for status, raws in STATUS_TO_PROCRASTINATE.items() for raw in raws
+}
+
+
+def libpq_conninfo(database_url: str) -> str:
+    """Eko's SQLAlchemy URL (postgresql+asyncpg://…) as a libpq URI for psycopg."""
+    url = make_url(database_url).set(drivername="postgresql")
+    query = dict(url.query)
+    if "ssl" in query and "sslmode" not in query:  # asyncpg spells it `ssl`
+        query["sslmode"] = query.pop("ssl")
+    return url.set(query=query).render_as_string(hide_password=False)
+
+
+class EkoRetry(BaseRetryStrategy):
+    """RetryLater: again after a backoff, never exhausted. Errors: again with the job's
+    backoff until it has run `max_attempts` times."""
+
+    def __init__(self, definition: JobDefinition, *, model_wait_s: float) -> None:
+        self._definition = definition
+        self._model_wait = Backoff(model_wait_s, definition.backoff.cap_s)
+
+    def decide(self, exception: BaseException, attempts: int) -> tuple[JobEventKind, float | None]:
+        """What happens after a run that raised (`attempts` runs before this one)."""
+        if isinstance(exception, RetryLater):
+            delay = exception.delay_s
+            return "deferred", delay if delay is not None else self._model_wait.delay_s(
+                attempts + 1
+            )
+        if attempts + 1 >= self._definition.max_attempts:
+            return "failed", None
+        return "retrying", self._definition.backoff.delay_s(attempts + 1)
+
+    def get_retry_decision(
+        self, *, exception: BaseException, job: ProcrastinateJob
+    ) -> RetryDecision | None:
+        _kind, delay = self.decide(exception, job.attempts)
+        return (
+            None if delay is None else RetryDecision(retry_at=utcnow() + timedelta(seconds=delay))
+        )
+
+
+class ProcrastinateJobQueue:
+    backend = "procrastinate"
+
+    def __init__(
+        self,
+        database_url: str,
+        registry: JobRegistry,
+        *,
+        concurrency: int = 2,
+        poll_s: float = 2.0,
+        stalled_after_s: float = 30.0,
+        shutdown_grace_s: float = 10.0,
+        model_wait_s: float = 15.0,
+        pool_max_size: int = 10,
+        listener: JobListener | None = None,
+        worker_name: str = "eko",
+    ) -> None:
+        self.registry = registry
+        self._concurrency = concurrency
+        self._poll_s = poll_s
+        self._stalled_after_s = stalled_after_s
+        self._shutdown_grace_s = shutdown_grace_s
+        self._listener = listener
+        self._worker_name = worker_name
+        self._app = App(
+            connector=PsycopgConnector(
+                conninfo=libpq_conninfo(database_url),
+                min_size=1,
+                max_size=max(pool_max_size, concurrency + 2),
+            ),
+            periodic_defaults={"max_delay": NEVER_TOO_LATE_S},
+        )
+        self._strategies: dict[str, EkoRetry] = {}
+        for definition in registry.definitions:
+            self._register(definition, model_wait_s=model_wait_s)
+        for schedule in registry.schedules:
+            self._schedule(schedule)
+        self._register_stalled_jobs_retry()
+        self._opened = False
+        self._opening = asyncio.Lock()
+        self._worker: asyncio.Task[None] | None = None
+        # Jobs this process deferred: drain() waits for these only (other processes' jobs,
+        # or a dead worker's, are not this caller's business).
+        self._mine: set[int] = set()
+
+    # --- set-up ---------------------------------------------------------------------------
+
+    def _register(self, definition: JobDefinition, *, model_wait_s: float) -> None:
+        strategy = EkoRetry(definition, model_wait_s=model_wait_s)
+        self._strategies[definition.name] = strategy
+        registry = self.registry
+
+        async def run(context: Any, args: dict[str, Any] | None = None, **extra: Any) -> None:
+            job: ProcrastinateJob = context.job
+            payload = dict(args or {})
+            if "timestamp" in extra:  # a periodic window
+                window = datetime.fromtimestamp(int(extra["timestamp"]), UTC)
+                payload["window"] = window.isoformat()
+            info = _info(job, status="running")
+            await self._notify("started", info)
+            try:
+                await registry.execute(definition.name, payload)
+            except BaseException as exc:
+                if isinstance(exc, Exception):
+                    kind, _delay = strategy.decide(exc, job.attempts)
+                    await self._notify(kind, info)
+                    if kind == "failed":
+                        log.exception("jobs.failed", job=definition.name, job_id=job.id)
+                raise
+            await self._notify("succeeded", info)
+
+        self._app.task(name=definition.name, pass_context=True, retry=strategy)(run)
+
+    def _schedule(self, schedule: Schedule) -> None:
+        self._app.periodic(
+            cron=schedule.cron,
+            periodic_id=schedule.name,
+            queueing_lock=f"periodic:{schedule.name}",
+            task_kwargs={"args": dict(schedule.args or {})},
+        )(self._app.tasks[schedule.job])
+
+    def _register_stalled_jobs_retry(self) -> None:
+        """A worker killed mid-job leaves it "doing": every 10 s, jobs of workers whose
+        heartbeat stopped go back to the queue (procrastinate's documented recipe)."""
+        manager = self._app.job_manager
+        seconds = self._stalled_after_s
+
+        async def retry_stalled(timestamp: int) -> None:
+            for job in await manager.get_stalled_jobs(seconds_since_heartbeat=seconds):
+                log.warning("jobs.requeued_stalled", job=job.task_name, job_id=job.id)
+                await manager.retry_job(job)
+
+        task = self._app.task(name=STALLED_TASK, queueing_lock=STALLED_TASK)(retry_stalled)
+        self._app.periodic(cron="* * * * * */10", periodic_id=STALLED_TASK)(task)
+
+    async def _open(self) -> None:
+        async with self._opening:
+            if not self._opened:
+                await self._app.open_async()
+                self._opened = True
+
+    # --- enqueueing -----------------------------------------------------------------------
+
+    async def enqueue(
+        self,
+        name: str,
+        args: dict[str, Any],
+        *,
+        lock: str | None = None,
+        queueing_lock: str | None = None,
+        priority: int = 0,
+        delay_s: float = 0.0,
+    ) -> int | None:
+        self.registry.get(name)  # unknown names fail here, not in a worker
+        await self._open()
+        deferrer = self._app.configure_task(
+            name,
+            lock=lock,
+            queueing_lock=queueing_lock,
+            priority=priority,
+            schedule_in={"seconds": delay_s} if delay_s > 0 else None,
+        )
+        try:
+            job_id = int(await deferrer.defer_async(args=args))
+        except AlreadyEnqueued:
+            log.debug("jobs.already_queued", job=name, queueing_lock=queueing_lock)
+            return None
+        self._mine.add(job_id)
+        return job_id
+
+    # --- running --------------------------------------------------------------------------
+
+    def _worker_options(self, *, wait: bool) -> dict[str, Any]:
+        return {
+            "wait": wait,
+            "concurrency": self._concurrency,
+            "name": self._worker_name,
+            "install_signal_handlers": False,
+            "fetch_job_polling_interval": self._poll_s,
+            "abort_job_polling_interval": max(self._poll_s, 5.0),
+            "shutdown_graceful_timeout": self._shutdown_grace_s,
+            "update_heartbeat_interval": max(1.0, self._stalled_after_s / 3),
+            "stalled_worker_timeout": self._stalled_after_s,
+        }
+
+    async def start(self) -> None:
+        await self._open()
+        if self._worker is None:
+            self._worker = asyncio.create_task(
+                self._app.run_worker_async(**self._worker_options(wait=True)),
+                name="jobs:procrastinate-worker",
+            )
+
+    async def run_forever(self) -> None:
+        """`eko worker`: run until cancelled (SIGINT/SIGTERM handled by the caller)."""
+        await self.start()
+        assert self._worker is not None
+        await self._worker
+
+    async def drain(self) -> None:
+        await self._open()
+        for _ in range(100):
+            pending = await self._pending_mine()
+            if not pending:
+                return
+            if self._worker is None:
+                # No worker in this process: run one until the queue is caught up.
+                await self._app.run_worker_async(**self._worker_options(wait=False))
+            else:
+                await asyncio.sleep(0.05)
+
+    async def _pending_mine(self) -> list[int]:
+        """Jobs this process deferred that are running or due now; finished ones are
+        forgotten, those scheduled later are kept (not due yet: not pending)."""
+        if not self._mine:
+            return []
+        rows = await self._app.connector.execute_query_all_async(
+            "SELECT id, status::text AS status, "
+            "(scheduled_at IS NULL OR scheduled_at <= now()) AS due "
+            "FROM procrastinate_jobs WHERE id = ANY(%(ids)s)",
+            ids=list(self._mine),
+        )
+        pending: list[int] = []
+        unfinished: set[int] = set()
+        for row in rows:
+            job_id, status = int(row["id"]), str(row["status"])
+            if status in ("doing", "aborting") or (status == "todo" and row["due"]):
+                pending.append(job_id)
+            if status in ("todo", "doing", "aborting"):
+                unfinished.add(job_id)
+        self._mine &= unfinished
+        return pending
+
+    async def aclose(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()  # procrastinate stops gracefully (shutdown_graceful_timeout)
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._worker
+            self._worker = None
+        if self._opened:
+            await self._app.close_async()
+            self._opened = False
+
+    async def _notify(self, kind: JobEventKind, info: JobInfo) -> None:
+        if self._listener is None:
+            return
+        try:
+            await self._listener(kind, info)
+        except Exception:  # progress events are best effort
+            log.exception("jobs.listener_failed", kind=kind, job_id=info.id)
+
+    # --- inspecting -----------------------------------------------------------------------
+
+    async def list_jobs(
+        self,
+        *,
+        status: JobStatus | None = None,
+        room_ids: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[JobInfo]:
+        await self._open()
+        rows = await self._app.connector.execute_query_all_async(
+            "SELECT id, task_name, status::text AS status, args, lock, queueing_lock, "
+            "priority, attempts, scheduled_at FROM procrastinate_jobs "
+            "WHERE task_name <> %(internal)s "
+            "AND (%(statuses)s::text[] IS NULL OR status::text = ANY(%(statuses)s)) "
+            "AND (%(rooms)s::text[] IS NULL OR args->'args'->>'room_id' = ANY(%(rooms)s)) "
+            "ORDER BY id DESC LIMIT %(limit)s",
+            internal=STALLED_TASK,
+            statuses=STATUS_TO_PROCRASTINATE[status] if status else None,
+            rooms=list(room_ids) if room_ids is not None else None,
+            limit=limit,
+        )
+        return [_row_info(row) for row in rows]
+
+    async def get(self, job_id: int) -> JobInfo | None:
+        await self._open()
+        rows = await self._app.connector.execute_query_all_async(
+            "SELECT id, task_name, status::text AS status, args, lock, queueing_lock, "
+            "priority, attempts, scheduled_at FROM procrastinate_jobs WHERE id = %(id)s",
+            id=job_id,
+        )
+        return _row_info(rows[0]) if rows else None
+
+    async def retry(self, job_id: int) -> bool:
+        job = await self.get(job_id)
+        if job is None or job.status != "failed":
+            return False
+        await self._app.job_manager.retry_job_by_id_async(job_id, retry_at=utcnow())
+        self._mine.add(job_id)
+        return True
+
+    async def cancel(self, job_id: int) -> bool:
+        await self._open()
+        return await self._app.job_manager.cancel_job_by_id_async(job_id)
+
+    async def counts(self) -> dict[str, int]:
+        await self._open()
+        rows = await self._app.connector.execute_query_all_async(
+            "SELECT status::text AS status, count(*) AS n FROM procrastinate_jobs "
+            "WHERE task_name <> %(internal)s GROUP BY status",
+            internal=STALLED_TASK,
+        )
+        counts: dict[str, int] = {}
+        for row in rows:
+            status = STATUS_FROM_PROCRASTINATE.get(str(row["status"]), "failed")
+            counts[status] = counts.get(status, 0) + int(row["n"])
+        return counts
+
+    async def prune(self, keep: timedelta) -> int:
+        """Delete succeeded/cancelled jobs finished more than `keep` ago (failed: twice as
+        long). Returns how many."""
+        await self._open()
+        rows = await self._app.connector.execute_query_all_async(
+            "WITH finished AS ("
+            " SELECT job.id, job.status, max(event.at) AS latest_at"
+            " FROM procrastinate_jobs job JOIN procrastinate_events event"
+            " ON job.id = event.job_id"
+            " WHERE job.status IN ('succeeded', 'cancelled', 'aborted', 'failed')"
+            " GROUP BY job.id, job.status)"
+            " DELETE FROM procrastinate_jobs WHERE id IN ("
+            " SELECT id FROM finished WHERE latest_at < now() - make_interval(secs => "
+            " CASE WHEN status = 'failed' THEN 2 * %(keep)s ELSE %(keep)s END))"
+            " RETURNING id",
+            keep=keep.total_seconds(),
+        )
+        return len(rows)
+
+    @property
+    def app(self) -> App:
+        """procrastinate's App (tests and `eko worker` diagnostics)."""
+        return self._app
+
+
+def _info(job: ProcrastinateJob, *, status: JobStatus) -> JobInfo:
+    args = dict(cast(dict[str, Any], job.task_kwargs.get("args") or {}))
+    return JobInfo(
+        id=int(job.id or 0),
+        name=job.task_name,
+        status=status,
+        args=args,
+        room_id=room_of(args),
+        attempts=job.attempts,
+        priority=job.priority,
+        lock=job.lock,
+        queueing_lock=job.queueing_lock,
+        run_at=job.scheduled_at,
+    )
+
+
+def _row_info(row: dict[str, Any]) -> JobInfo:
+    args = dict((row.get("args") or {}).get("args") or {})
+    return JobInfo(
+        id=int(row["id"]),
+        name=str(row["task_name"]),
+        status=STATUS_FROM_PROCRASTINATE.get(str(row["status"]), "failed"),
+        args=args,
+        room_id=room_of(args),
+        attempts=int(row["attempts"]),
+        priority=int(row["priority"]),
+        lock=row.get("lock"),
+        queueing_lock=row.get("queueing_lock"),
+        run_at=row.get("scheduled_at"),
+    )
