@@ -134,9 +134,34 @@ def llm(
 
 
 @app.command("context")
-def context(data: LocomoData = None) -> None:
-    """dual context on LoCoMo: evidence recall, prompt size vs history, summary calls"""
-    _run_suite("eko.bench.context", data=_data_file(data, LOCOMO_FILE, "context"))
+def context(
+    data: LocomoData = None,
+    split: Annotated[
+        str, typer.Option(help="Conversations: all, dev (tuned on) or test (never tuned on).")
+    ] = "all",
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Questions to score (default: all).")
+    ] = None,
+    summarizer: Annotated[
+        str,
+        typer.Option(
+            help="extractive (deterministic stand-in) or model (the configured model, "
+            "answers cached under <home>/bench-cache/)."
+        ),
+    ] = "extractive",
+) -> None:
+    """dual context on LoCoMo: content recall vs random and BM25 baselines, sizes, growth"""
+    if split not in ("all", "dev", "test"):
+        fail(f"unknown split {split!r}", fix="use all, dev or test")
+    if summarizer not in ("extractive", "model"):
+        fail(f"unknown summarizer {summarizer!r}", fix="use extractive or model")
+    _run_suite(
+        "eko.bench.context",
+        data=_data_file(data, LOCOMO_FILE, "context"),
+        split=split,
+        limit=limit,
+        summarizer=summarizer,
+    )
 
 
 @app.command("guard")

@@ -2,7 +2,9 @@
 
 A turn is one non-assistant message and the assistant messages that follow it (a lobby turn
 may have no answer; a message the assistant posts on its own opens a turn of its own). The same
-rendering feeds the L1 summary input and the "Recent Conversation" block of the dual context.
+rendering feeds the L1 summary input (`render_turn`, each turn whole: the summarizer splits a
+long segment into parts rather than cutting it, see summary_calls.py) and the "Recent
+Conversation" block of the dual context (`render_turns` with a budget).
 """
 
 from __future__ import annotations
@@ -91,7 +93,9 @@ def render_turns(
     style: TurnStyle,
     max_chars: int | None = None,
 ) -> str:
-    """The turns as text; with max_chars, long messages are cut evenly until the block fits."""
+    """The turns as text; with max_chars (the dual context's recent block), every message is
+    cut to the same largest cap that fits, and if even the smallest cap overflows only the
+    most recent characters are kept. Summaries never pass max_chars (see render_turn)."""
     cap = None
     if max_chars is not None:
         cap = _fitting_cap(turns, names, style, max_chars)
@@ -119,6 +123,11 @@ def _fitting_cap(
         else:
             high = middle - 1
     return low
+
+
+def render_turn(turn: ConversationTurn, names: Mapping[int, str], style: TurnStyle) -> str:
+    """One turn as text, whole."""
+    return _render_turn(turn, names, style, None)
 
 
 def _render_turn(

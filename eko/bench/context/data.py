@@ -22,6 +22,7 @@ class Question:
     text: str
     category: int
     evidence: list[str]
+    answer: str = ""
 
 
 @dataclass
@@ -48,7 +49,12 @@ def load_locomo(path: Path) -> list[Conversation]:
             for n in numbers
         ]
         questions = [
-            Question(qa["question"], int(qa["category"]), _evidence_ids(qa.get("evidence", [])))
+            Question(
+                qa["question"],
+                int(qa["category"]),
+                _evidence_ids(qa.get("evidence", [])),
+                str(qa.get("answer", "")),
+            )
             for qa in sample["qa"]
         ]
         observed = sample.get("observation", {})
@@ -70,6 +76,20 @@ def load_locomo(path: Path) -> list[Conversation]:
                 observations,
             )
         )
+    return conversations
+
+
+# The conversations of locomo-dev-3.json: Eko's defaults (ragMinScore, facts min score, budgets)
+# were tuned on them. Any other LoCoMo conversation is the test split.
+DEV_CONVERSATIONS = frozenset({"conv-26", "conv-30", "conv-41"})
+SPLITS = ("all", "dev", "test")
+
+
+def select_split(conversations: list[Conversation], split: str) -> list[Conversation]:
+    if split == "dev":
+        return [c for c in conversations if c.sample_id in DEV_CONVERSATIONS]
+    if split == "test":
+        return [c for c in conversations if c.sample_id not in DEV_CONVERSATIONS]
     return conversations
 
 

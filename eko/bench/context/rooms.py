@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -17,6 +18,7 @@ from eko.config import Settings
 from eko.embed import Embedder
 from eko.llm.providers import FunctionModel
 from eko.llm.runtime import LLMRuntime
+from eko.llm.types import Provider
 from eko.memory.context import DualContext
 from eko.memory.items import NewItem
 from eko.memory.scopes import room_key
@@ -55,8 +57,9 @@ class Setup:
     every: int
     memory: Memory
     recent_only: Memory
-    # No floor, every candidate: for the ragMinScore sweep.
-    wide: Memory
+    # Recent turns and summaries, no facts: LoCoMo's facts are its annotated observations
+    # (gold text written from the evidence turns), not facts Eko extracted.
+    no_facts: Memory
     database: Database
     rooms: list[LoadedRoom]
     summary_calls: int
@@ -67,14 +70,11 @@ async def _memory(
     settings: Settings,
     database: Database,
     embedder: Embedder,
-    summarizer: ExtractiveSummarizer,
+    summarizer: Sequence[Provider],
     **overrides: Any,
 ) -> Memory:
     tuned = settings.model_copy(update=overrides)
-    runtime = LLMRuntime(
-        [FunctionModel(summarizer, name="extractive", model="extractive")],
-        DatabaseCallRecorder(database),
-    )
+    runtime = LLMRuntime(list(summarizer), DatabaseCallRecorder(database))
     return build_memory(
         settings=tuned,
         database=database,
@@ -85,17 +85,24 @@ async def _memory(
     )
 
 
+def extractive_provider() -> Provider:
+    return FunctionModel(ExtractiveSummarizer(), name="extractive", model="extractive")
+
+
 async def setup(
     settings: Settings,
     embedder: Embedder,
     conversations: list[Conversation],
     every: int,
     workdir: Path,
+    summarizer: Sequence[Provider] | None = None,
 ) -> Setup:
+    """`summarizer`: the providers that write summaries (default: the extractive stand-in)."""
     started = time.perf_counter()
     database = Database(f"sqlite+aiosqlite:///{workdir / f'context-{every}.db'}")
     await upgrade(database)
-    summarizer = ExtractiveSummarizer()
+    if summarizer is None:
+        summarizer = [extractive_provider()]
     base = settings.model_copy(
         update={"database_url": database.url, "summarize_every_n_chars": every}
     )
@@ -103,18 +110,7 @@ async def setup(
     recent_only = await _memory(
         base, database, embedder, summarizer, rag_max_summaries=0, memory_context_max_items=0
     )
-    # model_copy does not validate: 1000 is above the knobs' bounds on purpose.
-    wide = await _memory(
-        base,
-        database,
-        embedder,
-        summarizer,
-        rag_min_score=-1.0,
-        rag_max_summaries=1000,
-        rag_candidates=1000,
-        memory_context_min_score=-1.0,
-        memory_context_max_items=1000,
-    )
+    no_facts = await _memory(base, database, embedder, summarizer, memory_context_max_items=0)
     rooms = [await _load(memory, recent_only, database, conv) for conv in conversations]
     async with database.session() as session:
         calls = (
@@ -123,7 +119,14 @@ async def setup(
             )
         ).scalar_one()
     return Setup(
-        every, memory, recent_only, wide, database, rooms, int(calls), time.perf_counter() - started
+        every,
+        memory,
+        recent_only,
+        no_facts,
+        database,
+        rooms,
+        int(calls),
+        time.perf_counter() - started,
     )
 
 
