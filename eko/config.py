@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     # Eko's data directory: the default SQLite database (<home>/eko.db) and assembled model
     # files (<home>/models). Made absolute once, so it names one place after any chdir.
     home: Path = Field(default_factory=default_home)
+    # Where bundled models are assembled (1.1 GB for the default); empty = <home>/models. Lets
+    # several data directories (test runs, staging) share one copy.
+    models_path: Path | None = None
     # Empty = the SQLite file <home>/eko.db (filled in by _default_database_url).
     database_url: str = ""
     # Vector search on SQLite: "auto" uses sqlite-vec when it loads, else exact NumPy search.
@@ -346,7 +349,7 @@ class Settings(BaseSettings):
     @property
     def models_dir(self) -> Path:
         """Where model files assembled from packages are kept (created by whoever writes there)."""
-        return self.home / "models"
+        return self.models_path if self.models_path is not None else self.home / "models"
 
     def ensure_home(self) -> Path:
         """Create the data directory on first use (SQLite cannot create a file's folder)."""

@@ -45,13 +45,23 @@ async def _truncate(url: str) -> None:
         await database.dispose()
 
 
+@pytest.fixture(scope="session")
+def _shared_models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One directory for the bundled models for the whole run: assembled (1.1 GB) once, not
+    once per test's data directory."""
+    return tmp_path_factory.mktemp("eko-models")
+
+
 @pytest.fixture(autouse=True)
 def _private_eko_home(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory,
+    _shared_models_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """No test writes into the real user data directory (~/.local/share/eko); a test that
-    cares about EKO_HOME sets its own."""
+    cares about EKO_HOME sets its own. Models are shared across the run."""
     monkeypatch.setenv("EKO_HOME", str(tmp_path_factory.mktemp("eko-home")))
+    monkeypatch.setenv("EKO_MODELS_PATH", str(_shared_models_dir))
 
 
 @pytest.fixture(scope="session")

@@ -53,6 +53,7 @@ def test_home_defaults_to_the_platform_user_data_dir(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delenv("EKO_HOME", raising=False)
+    monkeypatch.delenv("EKO_MODELS_PATH", raising=False)
     monkeypatch.delenv("EKO_DATABASE_URL", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # platformdirs on Linux
     loaded = settings()
@@ -67,6 +68,7 @@ def test_eko_home_moves_the_database_and_models(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delenv("EKO_DATABASE_URL", raising=False)
+    monkeypatch.delenv("EKO_MODELS_PATH", raising=False)
     monkeypatch.setenv("EKO_HOME", str(tmp_path / "eko-data"))
     loaded = settings()
     assert loaded.home == tmp_path / "eko-data"
@@ -103,3 +105,13 @@ def test_the_home_directory_is_created_on_first_use(tmp_path: Path) -> None:
     assert not loaded.home.exists()  # reading the settings creates nothing
     assert loaded.ensure_home() == tmp_path / "a" / "b"
     assert loaded.home.is_dir()
+
+
+def test_models_path_shares_one_copy_of_the_models(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("EKO_HOME", str(tmp_path / "one-home"))
+    monkeypatch.setenv("EKO_MODELS_PATH", str(tmp_path / "shared-models"))
+    assert settings().models_dir == tmp_path / "shared-models"
+    monkeypatch.delenv("EKO_MODELS_PATH")
+    assert settings().models_dir == tmp_path / "one-home" / "models"

@@ -14,6 +14,9 @@ from eko.wiring import build_services
 pytestmark = pytest.mark.slow
 
 
+# The real model is what this test is about; both backends are covered by its scripted twins,
+# and one real-model run per backend would double the slowest part of CI.
+@pytest.mark.parametrize("backend", ["sqlite"])
 async def test_reply_from_bundled_model_through_api(database: Database) -> None:
     settings = Settings(database_url=database.url, llm_max_tokens=24, _env_file=None)  # type: ignore[call-arg]
     services = build_services(settings, database=database)

@@ -60,6 +60,9 @@ def test_invalid_config_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert "base_url" in result.output
 
 
+# The real model is what this test is about; both backends are covered by its scripted twins,
+# and one real-model run per backend would double the slowest part of CI.
+@pytest.mark.parametrize("backend", ["sqlite"])
 @pytest.mark.slow
 def test_chat_in_a_terminal_with_the_bundled_model(eko_env: str) -> None:
     result = runner.invoke(app, ["chat", "--user", "Zoé"], input="Bonjour Eko\n/quit\n")

@@ -66,6 +66,9 @@ async def _ask(client: httpx.AsyncClient, headers: dict[str, str], room: str, te
     return body["assistant_message"], calls.json()
 
 
+# The real model is what this test is about; both backends are covered by its scripted twins,
+# and one real-model run per backend would double the slowest part of CI.
+@pytest.mark.parametrize("backend", ["sqlite"])
 async def test_cache_with_real_embedder_and_model(
     stack: tuple[httpx.AsyncClient, Services],
 ) -> None:

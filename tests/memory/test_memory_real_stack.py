@@ -66,7 +66,10 @@ class ReplayProvider:
 
 @pytest.fixture(scope="module")
 async def gemma() -> AsyncIterator[ReplayProvider]:
-    provider = LocalLlamaProvider(resolve_default_model_path(), n_ctx=1024, n_threads=2)
+    # Gemma 270M on purpose: this tests summaries and retrieval on a real model, cheaply.
+    provider = LocalLlamaProvider(
+        resolve_default_model_path("gemma-3-270m-q4_k_m"), n_ctx=1024, n_threads=2
+    )
     yield ReplayProvider(provider)
     await provider.aclose()
 
