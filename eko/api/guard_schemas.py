@@ -15,6 +15,8 @@ from eko.store.guard_models import GuardEntry
 Rating = Literal["up", "down"]
 ScopeChoice = Literal["auto", "shared", "private"]
 PERSONA_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+# What a cache scope accepts as a user id (eko.guard.scope): anything else is a 422, not a 500.
+PUBLIC_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 
 
 class FeedbackIn(BaseModel):
@@ -88,7 +90,9 @@ class GuardEntryCreate(BaseModel):
     # Default: EKO_DEFAULT_PERSONA.
     persona: InputText | None = Field(default=None, pattern=PERSONA_PATTERN)
     # Make it private to this user instead of shared by everyone talking to the persona.
-    user_public_id: InputText | None = Field(default=None, min_length=1, max_length=64)
+    user_public_id: InputText | None = Field(
+        default=None, min_length=1, max_length=64, pattern=PUBLIC_ID_PATTERN
+    )
     phase: InputText | None = Field(default=None, max_length=100)
     project: InputText | None = Field(default=None, max_length=100)
     tags: list[Annotated[InputText, Field(max_length=100)]] = Field(
@@ -117,7 +121,9 @@ class GuardSearch(BaseModel):
     question: InputText = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     persona: InputText | None = Field(default=None, pattern=PERSONA_PATTERN)
     # Also search this user's private entries, as a lookup for that user would.
-    user_public_id: InputText | None = Field(default=None, min_length=1, max_length=64)
+    user_public_id: InputText | None = Field(
+        default=None, min_length=1, max_length=64, pattern=PUBLIC_ID_PATTERN
+    )
     # Try another threshold than the configured one (nothing is served or counted).
     threshold: float | None = Field(default=None, ge=-1, le=1)
 

@@ -391,3 +391,18 @@ async def test_eko_chat_prints_replies_with_controls_neutralised(
     assert "\\x1b[2Jcleared \\u202eevil" in out
     assert "\u202e" not in out
     assert "p\\x1b[0m" in out
+
+
+@pytest.mark.parametrize("user_id", ["dæ", "a b", "x/y", "a\nb"])
+async def test_a_malformed_user_id_in_a_cache_request_is_422_not_500(
+    make_harness: Any, user_id: str
+) -> None:
+    # Found by the schemathesis run: a non-ASCII id reached the scope check and raised.
+    async with make_harness() as h:
+        _, staff = await h.user("root", role="staff")
+        for path, body in (
+            ("/v1/staff/memory/search", {"question": "q", "user_public_id": user_id}),
+            ("/v1/staff/memory", {"question": "q", "answer": "a", "user_public_id": user_id}),
+        ):
+            response = await h.client.post(path, json=body, headers=staff)
+            assert response.status_code == 422, (path, response.text)
