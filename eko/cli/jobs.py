@@ -71,13 +71,12 @@ def list_command(
     console.print(table)
 
 
-@app.command("retry")
-def retry_command(job_id: int) -> None:
-    """Put a failed job back in the queue, due now."""
+def _act_on_job(job_id: int, action: str, refusal: str) -> None:
+    """Run queue.retry or queue.cancel on one job; exit with a fix if it is unknown or refused."""
 
     async def go() -> tuple[bool, str | None]:
         async with job_queue() as queue:
-            done = await queue.retry(job_id)
+            done = await getattr(queue, action)(job_id)
             job = await queue.get(job_id)
             return done, job.status if job else None
 
@@ -85,23 +84,18 @@ def retry_command(job_id: int) -> None:
     if status is None:
         fail(f"no job {job_id}", fix="`eko jobs list` shows the ids")
     if not done:
-        fail(f"job {job_id} is {status}: only failed jobs are retried")
+        fail(f"job {job_id} is {status}: {refusal}")
+
+
+@app.command("retry")
+def retry_command(job_id: int) -> None:
+    """Put a failed job back in the queue, due now."""
+    _act_on_job(job_id, "retry", "only failed jobs are retried")
     console.print(f"job {job_id}: queued again")
 
 
 @app.command("cancel")
 def cancel_command(job_id: int) -> None:
     """Cancel a queued job: it will not run."""
-
-    async def go() -> tuple[bool, str | None]:
-        async with job_queue() as queue:
-            done = await queue.cancel(job_id)
-            job = await queue.get(job_id)
-            return done, job.status if job else None
-
-    done, status = run(go())
-    if status is None:
-        fail(f"no job {job_id}", fix="`eko jobs list` shows the ids")
-    if not done:
-        fail(f"job {job_id} is {status}: only queued jobs can be cancelled")
+    _act_on_job(job_id, "cancel", "only queued jobs can be cancelled")
     console.print(f"job {job_id}: cancelled")

@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
 import structlog
 from pydantic import BaseModel
 
 from eko.llm.breaker import BreakerSnapshot, CircuitBreaker
+from eko.llm.correction import describe_invalid, with_correction
 from eko.llm.deadline import remaining_s
 from eko.llm.errors import (
     AllProvidersFailed,
@@ -51,16 +52,8 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("eko.llm")
 
-# Sent back to a provider whose structured answer did not validate. It names the error so a
-# capable model can fix it; a runtime mechanism, not a prompt of any feature.
-CORRECTION_MESSAGE = (
-    "Your previous answer was not valid for the required JSON schema ({error}). "
-    "Answer again with only a JSON object that matches the schema."
-)
 # Below this, a provider call is not worth starting: the message's deadline is spent.
 _MIN_CALL_BUDGET_S = 0.5
-# A bad answer echoed into the correction turn is cut: it only has to show what went wrong.
-_MAX_ECHOED_ANSWER_CHARS = 2000
 
 
 class LLMRuntime:
@@ -335,13 +328,13 @@ class LLMRuntime:
                         "invalid",
                         started,
                         response=response,
-                        error=_describe_invalid(exc.summary, response),
+                        error=describe_invalid(exc.summary, response),
                     )
                     if response.truncated:
                         # Cut at max_tokens: a re-ask with the same budget and a longer prompt
                         # is cut again (and on a local model costs seconds).
                         return None
-                    request = _with_correction(request, text, exc.summary)
+                    request = with_correction(request, text, exc.summary)
                     continue
 
             outcome = "ok" if first and try_number == 0 else "fallback"
@@ -458,23 +451,6 @@ def render_prompt_dump(request: ProviderRequest) -> str:
     if request.json_schema is not None:
         parts.append(f"[json_schema]\n{request.json_schema}")
     return "\n\n".join(parts)
-
-
-def _with_correction(request: ProviderRequest, bad_answer: str, error: str) -> ProviderRequest:
-    echoed = bad_answer[:_MAX_ECHOED_ANSWER_CHARS]
-    return replace(
-        request,
-        messages=(
-            *request.messages,
-            ChatMessage(role="assistant", content=echoed),
-            ChatMessage(role="user", content=CORRECTION_MESSAGE.format(error=error)),
-        ),
-    )
-
-
-def _describe_invalid(summary: str, response: ProviderResponse) -> str:
-    # A truncated answer is the usual reason a grammar-constrained JSON fails to parse.
-    return f"{summary} (truncated at max_tokens)" if response.truncated else summary
 
 
 def _is_severe(exc: ProviderError) -> bool:

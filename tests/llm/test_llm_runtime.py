@@ -9,6 +9,7 @@ import httpx
 import pytest
 from pydantic import BaseModel, Field
 
+from eko.llm.correction import CORRECTION_MESSAGE
 from eko.llm.errors import (
     AllProvidersFailed,
     InvalidOutput,
@@ -19,7 +20,7 @@ from eko.llm.errors import (
 from eko.llm.providers.function import FunctionModel
 from eko.llm.providers.openai_compat import OpenAICompatProvider
 from eko.llm.recording import MemoryRecorder
-from eko.llm.runtime import CORRECTION_MESSAGE, LLMRuntime
+from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage, LLMCallRecord, ProviderRequest, ProviderResponse, Usage
 
 ASK = [ChatMessage("system", "Be brief."), ChatMessage("user", "Say hi", name="Alice")]
