@@ -19,6 +19,7 @@ import structlog
 from pydantic import BaseModel
 
 from eko.llm.breaker import BreakerSnapshot, CircuitBreaker
+from eko.llm.call_log import CallContext, call_record, render_prompt_dump, write_call
 from eko.llm.correction import describe_invalid, with_correction
 from eko.llm.deadline import remaining_s
 from eko.llm.errors import (
@@ -35,7 +36,6 @@ from eko.llm.types import (
     CallRecorder,
     ChatMessage,
     Completion,
-    LLMCallRecord,
     Outcome,
     OutputT,
     Priority,
@@ -178,7 +178,7 @@ class LLMRuntime:
             priority=priority,
             assistant_name=self._assistant_name,
         )
-        call = _CallContext(purpose=purpose, room_id=room_id, message_id=message_id)
+        call = CallContext(purpose=purpose, room_id=room_id, message_id=message_id)
         attempts: list[Attempt] = []
         skipped: list[str] = []
         for index, provider in enumerate(self.providers):
@@ -242,7 +242,7 @@ class LLMRuntime:
         provider: Provider,
         request: ProviderRequest,
         output: type[BaseModel] | None,
-        call: _CallContext,
+        call: CallContext,
         attempts: list[Attempt],
         *,
         first: bool,
@@ -362,7 +362,7 @@ class LLMRuntime:
     async def _attempt(
         self,
         attempts: list[Attempt],
-        call: _CallContext,
+        call: CallContext,
         provider: Provider,
         request: ProviderRequest,
         outcome: Outcome,
@@ -398,33 +398,11 @@ class LLMRuntime:
             message_id=call.message_id,
             error=error,
         )
-        await self._record(
-            LLMCallRecord(
-                purpose=call.purpose,
-                provider=attempt.provider,
-                model=attempt.model,
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                duration_ms=attempt.duration_ms,
-                outcome=outcome,
-                room_id=call.room_id,
-                message_id=call.message_id,
-                error=error,
-                prompt=render_prompt_dump(request) if self._debug_dump_prompts else None,
-            )
+        record = call_record(
+            call, attempt, prompt=render_prompt_dump(request) if self._debug_dump_prompts else None
         )
+        await write_call(self._recorder, record)
         return attempt
-
-    async def _record(self, record: LLMCallRecord) -> None:
-        if self._recorder is None:
-            return
-        try:
-            await self._recorder.record(record)
-        except Exception:
-            # The call log is observability: losing a row must never lose the answer.
-            log.warning(
-                "llm.record_failed", purpose=record.purpose, provider=record.provider, exc_info=True
-            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,24 +411,6 @@ class _Answer:
     data: BaseModel | None
     model: str
     response: ProviderResponse
-
-
-@dataclass(frozen=True, slots=True)
-class _CallContext:
-    purpose: str
-    room_id: str | None
-    message_id: str | None
-
-
-def render_prompt_dump(request: ProviderRequest) -> str:
-    """The prompt as stored in llm_calls.prompt when debug dumps are on: one block per message."""
-    parts = []
-    for message in request.messages:
-        speaker = f"{message.role}({message.name})" if message.name else message.role
-        parts.append(f"[{speaker}]\n{message.content}")
-    if request.json_schema is not None:
-        parts.append(f"[json_schema]\n{request.json_schema}")
-    return "\n\n".join(parts)
 
 
 def _is_severe(exc: ProviderError) -> bool:
