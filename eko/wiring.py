@@ -31,6 +31,7 @@ from eko.llm.types import Provider
 from eko.memory.service import Memory, build_memory
 from eko.prompts.library import PromptLibrary
 from eko.store.db import Database
+from eko.store.db_health import DatabaseHealthMonitor
 from eko.store.llm_calls import DatabaseCallRecorder
 from eko.store.vectors import VectorIndex, build_vector_index
 
@@ -54,6 +55,8 @@ class Services:
     memory: Memory
     # The chat engine's parts: node registry, docs scopes, web search, paywall.
     engine: ChatEngineParts
+    # Probes the database in the background; /health reads its last result.
+    db_health: DatabaseHealthMonitor
 
     async def aclose(self) -> None:
         # Accepted messages are answered before the process lets go of its database.
@@ -61,6 +64,7 @@ class Services:
         # Running jobs get a grace period; unfinished ones stay queued for the next start.
         await self.jobs.aclose()
         await self.events.aclose()
+        await self.db_health.aclose()
         await self.engine.aclose()
         for provider in self.providers:
             await provider.aclose()
@@ -191,4 +195,5 @@ def build_services(
         feedback=FeedbackService(database=database, guard=guard, learning=guard_learning),
         memory=memory,
         engine=engine,
+        db_health=DatabaseHealthMonitor(database),
     )

@@ -40,10 +40,14 @@ def create_app(
         if owned and settings.jobs_worker_in_process:
             # One machine, one command: this process runs jobs too (EKO_JOBS_WORKER_IN_PROCESS).
             await app.state.services.jobs.start()
+        health_monitor = app.state.services.db_health
+        await health_monitor.refresh()
+        health_monitor.start()
         log.info("eko.started", version=__version__, database=app.state.services.database.dialect)
         try:
             yield
         finally:
+            await health_monitor.aclose()
             if owned:
                 await app.state.services.aclose()
 
