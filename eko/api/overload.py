@@ -1,8 +1,10 @@
 """Overload answers: 503 with Retry-After, fast, instead of a request that hangs or a 500.
 
-Two sources: the chat service's admission limit (nothing was stored) and a database pool with
+Three sources: the chat service's admission limit (nothing was stored), a database pool with
 no free connection within `db_pool_timeout_s` (the transaction never started, so nothing of it
-was stored either).
+was stored either), and a database that cannot be reached or is restarting (a statement failed
+and its transaction was rolled back: what the request did not finish is not stored; a retry
+with the same Idempotency-Key or client_message_id completes it, never duplicates it).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from eko.api.problems import problem_response
@@ -18,6 +21,35 @@ from eko.chat.service import Overloaded
 log = structlog.get_logger("eko.api")
 
 POOL_RETRY_AFTER_S = 2
+DATABASE_RETRY_AFTER_S = 2
+# SQLSTATE classes of an unreachable or restarting server: 08 connection exception, 57P
+# operator intervention (admin_shutdown, crash_shutdown, cannot_connect_now, database_dropped).
+_UNAVAILABLE_SQLSTATES = ("08", "57P")
+# Where a raw OSError comes from when connecting fails below SQLAlchemy (a refused TCP
+# connection, a missing unix socket while PostgreSQL restarts).
+_DRIVER_MODULES = ("asyncpg", "sqlalchemy", "aiosqlite")
+
+
+def database_unavailable(exc: BaseException) -> bool:
+    """Whether `exc` says the database cannot be reached right now (rather than a bug)."""
+    if isinstance(exc, DBAPIError):
+        if exc.connection_invalidated or isinstance(exc, OperationalError | InterfaceError):
+            return True
+        code = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+        return isinstance(code, str) and code.startswith(_UNAVAILABLE_SQLSTATES)
+    if isinstance(exc, OSError):
+        return _raised_by_driver(exc)
+    return False
+
+
+def _raised_by_driver(exc: BaseException) -> bool:
+    traceback = exc.__traceback__
+    while traceback is not None:
+        module = str(traceback.tb_frame.f_globals.get("__name__", ""))
+        if module.split(".", 1)[0] in _DRIVER_MODULES:
+            return True
+        traceback = traceback.tb_next
+    return False
 
 
 def install_overload_handlers(app: FastAPI) -> None:
@@ -45,3 +77,27 @@ def install_overload_handlers(app: FastAPI) -> None:
             instance=request.url.path,
             headers={"Retry-After": str(POOL_RETRY_AFTER_S)},
         )
+
+    async def _database_unavailable(request: Request, exc: Exception) -> JSONResponse:
+        if not database_unavailable(exc):
+            raise exc  # a bug, not an outage: the generic 500 handler answers it
+        # The type only: a statement's text and parameters can hold what users wrote.
+        log.warning(
+            "api.overloaded",
+            path=request.url.path,
+            reason="db_unavailable",
+            error=type(exc).__name__,
+        )
+        return problem_response(
+            503,
+            "database-unavailable",
+            "Database unavailable",
+            "The database cannot be reached right now (restarting or unreachable); what this "
+            "request did not finish was not stored. Retry shortly (the same Idempotency-Key "
+            "or client_message_id is safe).",
+            instance=request.url.path,
+            headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
+        )
+
+    app.add_exception_handler(DBAPIError, _database_unavailable)
+    app.add_exception_handler(OSError, _database_unavailable)

@@ -133,6 +133,35 @@ def llm(
     _run_suite("eko.bench.bench_llm", data=data, models=model)
 
 
+@app.command("reply")
+def reply(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Question set, JSON lines (default: the packaged everyday set).",
+            dir_okay=False,
+            exists=True,
+        ),
+    ] = None,
+    limit: Annotated[int, typer.Option(min=2, help="Questions to post.")] = 12,
+    compare_cache: Annotated[
+        bool, typer.Option("--compare-cache", help="Run again without the prompt cache.")
+    ] = False,
+    long_message: Annotated[
+        bool, typer.Option(help="Also post one 6,000-character message.")
+    ] = True,
+) -> None:
+    """the whole reply with the local model while background work is queued: median/p95 s"""
+    _run_suite(
+        "eko.bench.bench_reply",
+        data=data,
+        limit=limit,
+        compare_cache=compare_cache,
+        long_message=long_message,
+    )
+
+
 @app.command("context")
 def context(
     data: LocomoData = None,
@@ -203,13 +232,18 @@ def load(
         list[str] | None,
         typer.Option(
             help="a: distinct messages in one room; b: identical posts (client_message_id, "
-            "Idempotency-Key); c: hung primary provider. Repeatable; default all."
+            "Idempotency-Key); c: hung primary provider; d: steady load, 1 and 2 API workers. "
+            "Repeatable; default all."
         ),
     ] = None,
     latency: Annotated[float, typer.Option(help="Fake model latency, seconds.")] = 0.3,
     messages: Annotated[int, typer.Option(help="(a) concurrent distinct messages.")] = 100,
     duplicates: Annotated[int, typer.Option(help="(b) concurrent identical posts.")] = 1000,
     users: Annotated[int, typer.Option(help="(c) concurrent users, one room each.")] = 16,
+    steady_users: Annotated[
+        int, typer.Option(help="(d) users posting one after another, one room each.")
+    ] = 16,
+    duration: Annotated[float, typer.Option(help="(d) seconds each user keeps posting.")] = 20.0,
     hung_timeout: Annotated[
         float, typer.Option(help="(c) the hung primary's timeout_s, seconds.")
     ] = 5.0,
@@ -220,10 +254,10 @@ def load(
     """Eko under concurrent load through real sockets (fake model, `eko serve` processes)"""
     if backend not in _LOAD_BACKENDS:
         fail(f"unknown backend {backend!r}", fix="use sqlite, postgres or both")
-    chosen = scenario or ["a", "b", "c"]
-    unknown = sorted(set(chosen) - {"a", "b", "c"})
+    chosen = scenario or ["a", "b", "c", "d"]
+    unknown = sorted(set(chosen) - {"a", "b", "c", "d"})
     if unknown:
-        fail(f"unknown scenario {', '.join(unknown)}", fix="use a, b and/or c")
+        fail(f"unknown scenario {', '.join(unknown)}", fix="use a, b, c and/or d")
     module = _module("eko.bench.load")
     options = module.LoadOptions(
         latency_s=latency,
@@ -231,6 +265,8 @@ def load(
         duplicates=duplicates,
         hung_users=users,
         hung_timeout_s=hung_timeout,
+        steady_users=steady_users,
+        steady_seconds=duration,
         request_timeout_s=request_timeout,
     )
     _run_load(module, _LOAD_BACKENDS[backend], set(chosen), options)
@@ -248,7 +284,7 @@ def _run_load(
 
 
 # `all` runs these first, then any other suite registered in _SUITES.
-_ALL = ("llm", "embed", "vectors", "pipeline", "guard", "context", "load")
+_ALL = ("llm", "reply", "embed", "vectors", "pipeline", "guard", "context", "load")
 
 
 @app.command("all")
@@ -267,6 +303,8 @@ def all_suites(
             _run_suite(_SUITES[name][0])
         elif name == "llm":
             _run_suite("eko.bench.bench_llm")
+        elif name == "reply":
+            _run_suite("eko.bench.bench_reply")
         elif name == "embed":
             _run_suite("eko.bench.bench_embed")
         elif name == "guard":
@@ -275,7 +313,7 @@ def all_suites(
             _run_suite("eko.bench.context", data=locomo)
         elif name == "load":
             module = _module("eko.bench.load")
-            _run_load(module, ("sqlite", "postgres"), {"a", "b", "c"}, module.LoadOptions())
+            _run_load(module, ("sqlite", "postgres"), {"a", "b", "c", "d"}, module.LoadOptions())
 
 
 # CLI start-up (`eko bench cli`): added after the loop above, and to _SUITES so `all` runs it.

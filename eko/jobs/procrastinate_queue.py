@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
@@ -34,6 +35,10 @@ log = structlog.get_logger("eko.jobs")
 # latest missed window to run once after any downtime, however long.
 NEVER_TOO_LATE_S = 10 * 365 * 24 * 3600
 STALLED_TASK = "eko.jobs.retry_stalled"
+# A worker that stopped by itself (its database connection failed) starts again after this
+# long, doubling while it keeps failing.
+_WORKER_RESTART_MIN_S = 1.0
+_WORKER_RESTART_MAX_S = 30.0
 
 STATUS_TO_PROCRASTINATE: dict[JobStatus, list[str]] = {
     "queued": ["todo"],
@@ -233,9 +238,25 @@ class ProcrastinateJobQueue:
         await self._open()
         if self._worker is None:
             self._worker = asyncio.create_task(
-                self._app.run_worker_async(**self._worker_options(wait=True)),
-                name="jobs:procrastinate-worker",
+                self._supervised_worker(), name="jobs:procrastinate-worker"
             )
+
+    async def _supervised_worker(self) -> None:
+        """procrastinate's worker, started again whenever it stops by itself: it stops when
+        its LISTEN connection or heartbeat fails (PostgreSQL restarting), and a worker process
+        must outlive that outage instead of idling on. Only cancelling stops it for good."""
+        delay = _WORKER_RESTART_MIN_S
+        while True:
+            began = time.monotonic()
+            try:
+                await self._app.run_worker_async(**self._worker_options(wait=True))
+                log.warning("jobs.worker_stopped", restart_in_s=delay)
+            except Exception as exc:
+                log.warning("jobs.worker_failed", error=type(exc).__name__, restart_in_s=delay)
+            await asyncio.sleep(delay)
+            # Back off while it keeps failing; a worker that ran a while starts from the minimum.
+            ran_long = time.monotonic() - began > _WORKER_RESTART_MAX_S
+            delay = _WORKER_RESTART_MIN_S if ran_long else min(delay * 2, _WORKER_RESTART_MAX_S)
 
     async def run_forever(self) -> None:
         """`eko worker`: run until cancelled (SIGINT/SIGTERM handled by the caller)."""

@@ -17,7 +17,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +46,7 @@ class Cluster:
     env: dict[str, str]
     workdir: Path
     workers: list[subprocess.Popen[bytes]]
+    upstream: FakeUpstream | None = None
 
     def start_worker(self, name: str) -> subprocess.Popen[bytes]:
         log = (self.workdir / f"{name}.log").open("wb")
@@ -83,7 +84,11 @@ async def cluster(
     latency_s: float,
     job_workers: int,
     extraction: bool = False,
+    providers: Callable[[FakeUpstream], list[dict[str, Any]]] | None = None,
+    settings: dict[str, str] | None = None,
 ) -> AsyncIterator[Cluster]:
+    """Two API workers and `job_workers` job workers on `database`, one fake upstream; by
+    default its fast route is the only provider."""
     raise_open_files_limit()
     base_env = {
         **os.environ,
@@ -94,20 +99,27 @@ async def cluster(
         upstream = await stack.enter_async_context(
             FakeUpstream(latency_s=latency_s, workdir=tmp_path, env=base_env)
         )
-        provider = {
-            "kind": "openai",
-            "name": "fake",
-            "base_url": upstream.fast_base_url,
-            "model": "fake",
-        }
+        chosen = (
+            providers(upstream)
+            if providers is not None
+            else [
+                {
+                    "kind": "openai",
+                    "name": "fake",
+                    "base_url": upstream.fast_base_url,
+                    "model": "fake",
+                }
+            ]
+        )
         env = {
             **base_env,
             "EKO_DATABASE_URL": database.url,
-            "EKO_LLM_PROVIDERS": json.dumps([provider]),
+            "EKO_LLM_PROVIDERS": json.dumps(chosen),
             "EKO_MEMORY_EXTRACT_ENABLED": "true" if extraction else "false",
             "EKO_JOBS_WORKER_IN_PROCESS": "false",
             "EKO_JOBS_STALLED_AFTER_S": "5",
             "EKO_JOBS_POLL_INTERVAL_S": "0.5",
+            **(settings or {}),
         }
         api: list[str] = []
         for index in range(2):
@@ -123,7 +135,7 @@ async def cluster(
                 )
             )
             api.append(url)
-        running = Cluster(api, database, env, tmp_path, [])
+        running = Cluster(api, database, env, tmp_path, [], upstream)
         try:
             for index in range(job_workers):
                 running.start_worker(f"worker-{index}")
@@ -203,6 +215,15 @@ async def test_duplicates_across_two_api_workers_store_each_message_once(
         assert set(statuses) == {201}
         assert await count_messages(pg, "user") == 200
         assert await count_messages(pg, "assistant") == 200
+        async with pg.session() as session:
+            answered = (
+                await session.execute(
+                    select(func.count(func.distinct(Message.reply_to_id))).where(
+                        Message.role == "assistant"
+                    )
+                )
+            ).scalar_one()
+        assert answered == 200  # one reply to each message, not two to some
 
 
 async def test_a_websocket_client_of_one_worker_sees_what_the_other_stored(

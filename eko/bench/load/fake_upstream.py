@@ -7,7 +7,12 @@ Routes (one process serves both behaviours, so a run needs one upstream):
   (eko/bench/load/schema_instance.py);
 - `POST /hang/v1/chat/completions`: accepts the request and never answers (a hung provider);
 - `GET /v1/models`, `GET /hang/v1/models`: one model, "fake";
-- `GET /stats`: requests answered, structured answers, requests left hanging.
+- `GET /stats`: requests answered, structured answers, requests left hanging;
+- `POST /script` `{"schema": name, "when": text, "answer": value}`: from then on, a structured
+  request for that schema (response_format name or title) whose messages contain `when` is
+  answered with `answer` (tests script a distinctive extracted fact this way);
+- `GET /requests`: the last requests received (schema name, messages' text), oldest first, so a
+  test can check what reached the model's context.
 
 Run as a process: `python -m eko.bench.load.fake_upstream --port P --latency 0.3`;
 `FakeUpstream` does that and stops it.
@@ -20,6 +25,7 @@ import asyncio
 import json
 import sys
 import time
+from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
@@ -76,13 +82,60 @@ def completion_body(text: str, *, model: str = MODEL) -> dict[str, Any]:
     }
 
 
+# Requests kept for GET /requests (a bounded window: load runs send tens of thousands).
+RECORDED_REQUESTS = 2000
+
+
+@dataclass(frozen=True)
+class ScriptedAnswer:
+    schema: str
+    when: str
+    answer: Any
+
+
+def schema_name(body: dict[str, Any]) -> str | None:
+    """The structured output's name (json_schema.name, else the schema's title), if any."""
+    response_format = body.get("response_format") or {}
+    spec = response_format.get("json_schema") or {}
+    schema = spec.get("schema") or response_format.get("schema") or {}
+    name = spec.get("name") or schema.get("title")
+    return str(name) if name else None
+
+
+def prompt_text(body: dict[str, Any]) -> str:
+    """Every message's text content, one per line."""
+    parts = []
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [str(p.get("text", "")) for p in content if isinstance(p, dict)]
+    return "\n".join(parts)
+
+
+def scripted(body: dict[str, Any], script: list[ScriptedAnswer]) -> str | None:
+    name = schema_name(body)
+    if name is None:
+        return None
+    text = prompt_text(body)
+    for entry in script:
+        if entry.schema == name and entry.when in text:
+            return json.dumps(entry.answer, ensure_ascii=False)
+    return None
+
+
 def create_app(*, latency_s: float, counts: UpstreamCounts | None = None) -> Starlette:
     """The upstream as an ASGI app; `counts` is updated as requests are served."""
     tally = counts if counts is not None else UpstreamCounts()
+    script: list[ScriptedAnswer] = []
+    recorded: deque[dict[str, Any]] = deque(maxlen=RECORDED_REQUESTS)
 
     async def completions(request: Request) -> JSONResponse:
         body = await request.json()
+        recorded.append({"schema": schema_name(body), "text": prompt_text(body)})
         text, structured = answer_text(body)
+        text = scripted(body, script) or text
         await asyncio.sleep(latency_s)
         tally.served += 1
         tally.structured += structured
@@ -102,6 +155,14 @@ def create_app(*, latency_s: float, counts: UpstreamCounts | None = None) -> Sta
     async def stats(request: Request) -> JSONResponse:
         return JSONResponse(asdict(tally))
 
+    async def add_script(request: Request) -> JSONResponse:
+        body = await request.json()
+        script.append(ScriptedAnswer(str(body["schema"]), str(body["when"]), body["answer"]))
+        return JSONResponse({"scripted": len(script)})
+
+    async def requests(request: Request) -> JSONResponse:
+        return JSONResponse(list(recorded))
+
     return Starlette(
         routes=[
             Route("/v1/chat/completions", completions, methods=["POST"]),
@@ -109,6 +170,8 @@ def create_app(*, latency_s: float, counts: UpstreamCounts | None = None) -> Sta
             Route("/v1/models", models, methods=["GET"]),
             Route("/hang/v1/models", models, methods=["GET"]),
             Route("/stats", stats, methods=["GET"]),
+            Route("/script", add_script, methods=["POST"]),
+            Route("/requests", requests, methods=["GET"]),
         ]
     )
 
@@ -151,6 +214,20 @@ class FakeUpstream:
             response = await client.get(f"{self.url}/stats")
             response.raise_for_status()
             return UpstreamCounts(**response.json())
+
+    async def script(self, *, schema: str, when: str, answer: Any) -> None:
+        """Answer structured requests for `schema` whose prompt contains `when` with `answer`."""
+        async with httpx.AsyncClient(timeout=10.0) as client:
+            body = {"schema": schema, "when": when, "answer": answer}
+            (await client.post(f"{self.url}/script", json=body)).raise_for_status()
+
+    async def requests(self) -> list[dict[str, Any]]:
+        """The last requests received: {"schema": name or None, "text": the messages' text}."""
+        async with httpx.AsyncClient(timeout=10.0) as client:
+            response = await client.get(f"{self.url}/requests")
+            response.raise_for_status()
+            recorded: list[dict[str, Any]] = response.json()
+            return recorded
 
     async def __aenter__(self) -> FakeUpstream:
         await self._process.start()

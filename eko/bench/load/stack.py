@@ -29,7 +29,7 @@ from eko.bench.load.scenarios import (
     hung_primary,
 )
 
-SCENARIOS = ("a", "b", "c")
+SCENARIOS = ("a", "b", "c", "d")  # d: steady_stack.py, run by eko.bench.load.run
 BACKENDS = ("sqlite", "postgres")
 
 
@@ -41,6 +41,9 @@ class LoadOptions:
     hung_users: int = 16
     # The hung primary's read timeout: what each of its calls costs before the fallback.
     hung_timeout_s: float = 5.0
+    # (d) steady load: users posting one after another, for this long.
+    steady_users: int = 16
+    steady_seconds: float = 20.0
     request_timeout_s: float = 60.0
     settle_s: float = 30.0
     scenario_bound_s: float = 300.0
