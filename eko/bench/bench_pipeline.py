@@ -12,6 +12,9 @@ orchestrator call + guardrails, plan, executor, answer-only lock), store the rep
 wall time − the model time recorded in llm_calls for that message. Background work (after-reply
 hooks) is drained outside the timing; memory extraction and summaries are off (each would add
 its own model calls after the reply).
+
+Then, with the configured model (the local one by default), the time to the first token of a
+streamed reply against the whole reply's time (eko/bench/bench_ttft.py).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import func, insert, select
 
+from eko.bench import bench_ttft
 from eko.bench.databases import fresh_database
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
@@ -223,6 +227,8 @@ async def run(*, settings: Settings, console: Console) -> None:
         with console.status(f"pipeline bench on {backend}…"):
             rows.append(await _measure(backend))
     console.print(_table(rows))
+    # With the configured (local) model: how soon a streamed reply starts (eko/bench/bench_ttft.py).
+    await bench_ttft.run(settings=settings, console=console)
 
 
 if __name__ == "__main__":

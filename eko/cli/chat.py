@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any, Protocol
 
 import httpx
 import typer
 from rich.markup import escape
 
+from eko.chain.cli_view import print_chain
+from eko.chat.streaming import LiveReply
 from eko.cli.common import console, err_console, fail, load_settings, run
 from eko.cli.terminal_text import printable
 from eko.config import Settings
@@ -20,12 +24,15 @@ from eko.store.migrate import upgrade
 from eko.wiring import Services, build_services
 
 QUIT = {"/quit", "/exit", ":q"}
+OnDelta = Callable[[str], None]
 
 
 class ChatSession(Protocol):
     room_id: str
 
-    async def send(self, text: str) -> dict[str, Any] | None: ...
+    async def send(self, text: str, on_delta: OnDelta) -> dict[str, Any] | None:
+        """The stored reply (None: no reply); its text goes to `on_delta` as it is written."""
+        ...
 
     async def close(self) -> None: ...
 
@@ -37,8 +44,11 @@ class LocalSession:
         self.services, self.user, self.room = services, user, room
         self.room_id = room.id
 
-    async def send(self, text: str) -> dict[str, Any] | None:
-        exchange = await self.services.chat.post(user=self.user, room=self.room, content=text)
+    async def send(self, text: str, on_delta: OnDelta) -> dict[str, Any] | None:
+        live = LiveReply(on_delta=lambda _index, delta: on_delta(delta))
+        exchange = await self.services.chat.post(
+            user=self.user, room=self.room, content=text, live=live
+        )
         reply = exchange.assistant_message
         return None if reply is None else {"content": reply.content, "metadata": reply.meta}
 
@@ -93,15 +103,31 @@ class RemoteSession:
     def __init__(self, client: httpx.AsyncClient, room_id: str) -> None:
         self.client, self.room_id = client, room_id
 
-    async def send(self, text: str) -> dict[str, Any] | None:
-        response = await self.client.post(
-            f"/v1/rooms/{self.room_id}/messages", json={"content": text}
-        )
-        body = response.json()
-        if response.status_code >= 400:
-            raise RuntimeError(_problem_text(response))
-        reply: dict[str, Any] | None = body["assistant_message"]
-        return reply
+    async def send(self, text: str, on_delta: OnDelta) -> dict[str, Any] | None:
+        """The reply as Server-Sent Events (eko/api/sse_reply.py)."""
+        async with self.client.stream(
+            "POST",
+            f"/v1/rooms/{self.room_id}/messages",
+            json={"content": text},
+            headers={"Accept": "text/event-stream"},
+        ) as response:
+            if response.status_code >= 400:
+                await response.aread()
+                raise RuntimeError(_problem_text(response))
+            event = ""
+            async for line in response.aiter_lines():
+                if line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("data:"):
+                    data = json.loads(line[5:])
+                    if event == "delta":
+                        on_delta(str(data["text"]))
+                    elif event == "error":
+                        err_console.print(f"[yellow]{escape(printable(str(data['detail'])))}[/]")
+                    elif event == "done":
+                        reply: dict[str, Any] | None = data["message"]
+                        return reply
+        raise RuntimeError("the server closed the stream before the reply was stored")
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -152,17 +178,37 @@ async def _loop(session: ChatSession) -> None:
                 continue
             if text in QUIT:
                 break
+            shown: list[str] = []
+            status = console.status("Eko is thinking…")
+
+            def on_delta(delta: str, shown: list[str] = shown, status: Any = status) -> None:
+                if not shown:
+                    status.stop()
+                    console.print("[bold green]eko>[/] ", end="")
+                shown.append(delta)
+                console.print(escape(printable(delta)), end="", highlight=False, soft_wrap=True)
+
+            status.start()
             try:
-                with console.status("Eko is thinking…"):
-                    reply = await session.send(text)
+                reply = await session.send(text, on_delta)
             except Exception as exc:  # a bad turn must not end the chat
+                status.stop()
+                if shown:
+                    console.print()
                 err_console.print(f"[red]error:[/] {escape(printable(str(exc)))}")
                 continue
+            status.stop()
+            if shown:
+                console.print()
             if reply is None:
                 console.print("[dim](no reply)[/]")
                 continue
             meta = reply.get("metadata") or {}
-            console.print(f"[bold green]eko>[/] {escape(printable(reply['content']))}")
+            if not shown:
+                console.print(f"[bold green]eko>[/] {escape(printable(reply['content']))}")
+            elif reply["content"] != "".join(shown).strip():
+                # The stored reply is the cleaned one (e.g. a cut the display could not foresee).
+                console.print(f"[dim]stored as:[/] {escape(printable(reply['content']))}")
             parts = (
                 meta.get("provider"),
                 meta.get("mode"),
@@ -172,6 +218,7 @@ async def _loop(session: ChatSession) -> None:
             tag = " · ".join(str(x) for x in parts if x)
             if tag:
                 console.print(f"[dim]{escape(printable(tag))}[/]")
+            print_chain(console, meta)  # the reflexive chain's stages (eko/chain/)
     finally:
         await session.close()
 

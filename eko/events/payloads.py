@@ -30,6 +30,12 @@ def message_created(message: Message) -> Event:
     )
 
 
+def message_updated(message: Message) -> Event:
+    """A stored message changed in place (a regenerated reply): same shape as message.created."""
+    created = message_created(message)
+    return Event(type="message.updated", room_id=created.room_id, data=created.data)
+
+
 def job_event(kind: JobEventKind, job: JobInfo) -> Event:
     data: dict[str, Any] = {
         "job_id": job.id,

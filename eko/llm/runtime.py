@@ -30,6 +30,7 @@ from eko.llm.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
+from eko.llm.streaming import StreamingRuntime
 from eko.llm.structured import StructuredOutputError, output_schema, parse_output
 from eko.llm.types import (
     Attempt,
@@ -56,7 +57,7 @@ log = structlog.get_logger("eko.llm")
 _MIN_CALL_BUDGET_S = 0.5
 
 
-class LLMRuntime:
+class LLMRuntime(StreamingRuntime):  # stream(): eko/llm/streaming.py
     def __init__(
         self,
         providers: Sequence[Provider],
@@ -220,6 +221,7 @@ class LLMRuntime:
                     duration_ms=_elapsed_ms(started),
                     attempts=tuple(attempts),
                     truncated=answer.response.truncated,
+                    input_cut=answer.response.input_cut,
                 )
         remaining = remaining_s()
         raise AllProvidersFailed(

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Generic,
+    Literal,
+    Protocol,
+    TypeAlias,
+    TypeVar,
+    runtime_checkable,
+)
 
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from eko.llm.prompt_budget import InputCut
 
 Role = Literal["system", "user", "assistant"]
 Outcome = Literal["ok", "fallback", "invalid", "error"]
@@ -42,6 +55,9 @@ class ProviderRequest:
     # Name of the assistant persona, used by completion-style prompts ("Eko:").
     assistant_name: str = "Eko"
     priority: Priority = "interactive"
+    # Native tool definitions (OpenAI `tools` field), sent by providers that support them
+    # (eko/chain/native_tools.py). Empty: none.
+    tools: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +67,10 @@ class ProviderResponse:
     model: str
     # True when generation stopped on max_tokens (a truncated answer).
     truncated: bool = False
+    # What the provider cut to fit its prompt budget (eko.llm.prompt_budget), if anything.
+    input_cut: InputCut | None = None
+    # Native tool calls the model made (OpenAI `message.tool_calls`), as sent.
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +97,7 @@ class Completion(Generic[OutputT]):
     duration_ms: float
     attempts: tuple[Attempt, ...]
     truncated: bool = False
+    input_cut: InputCut | None = None
 
     @property
     def fallback_used(self) -> bool:
@@ -109,6 +130,23 @@ class Provider(Protocol):
     async def generate(self, request: ProviderRequest) -> ProviderResponse: ...
 
     async def aclose(self) -> None: ...
+
+
+# What a provider's stream yields: text deltas (non-empty str), then exactly one ProviderResponse
+# with the complete text, usage and model. The final text is authoritative: a local model's
+# sanitizer may cut what was already shown (the deltas are the display, the response is stored).
+StreamItem: TypeAlias = str | ProviderResponse
+
+
+@runtime_checkable
+class StreamingProvider(Provider, Protocol):
+    """A provider that can hand its answer out as it is generated.
+
+    Failing before the first delta is an ordinary ProviderError (the runtime falls back);
+    closing the iterator early (the caller stopped) must stop the generation.
+    """
+
+    def stream(self, request: ProviderRequest) -> AsyncGenerator[StreamItem, None]: ...
 
 
 class CallRecorder(Protocol):

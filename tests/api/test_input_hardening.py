@@ -308,6 +308,9 @@ async def test_api_docs_get_the_headers_and_still_no_inline_script(make_harness:
 # --- the OpenAPI document describes every error response ---
 
 
+OPENAI_COMPATIBLE = {"/v1/models", "/v1/models/{model}", "/v1/chat/completions"}
+
+
 async def test_every_operation_documents_its_problem_responses(make_harness: Any) -> None:
     async with make_harness() as h:
         spec = (await h.client.get("/openapi.json")).json()
@@ -319,6 +322,8 @@ async def test_every_operation_documents_its_problem_responses(make_harness: Any
     ]
     assert len(operations) > 30
     for path, method, op in operations:
+        if path in OPENAI_COMPATIBLE:
+            continue  # OpenAI's error shape there (eko/api/openai_schemas.py), problem+json too
         for status in ("400", "413", "422", "503"):
             assert op["responses"][status]["content"] == {PROBLEM: {"schema": problem_ref}}
         assert ("401" in op["responses"]) == path.startswith("/v1"), (method, path)
@@ -368,7 +373,7 @@ async def test_eko_chat_prints_replies_with_controls_neutralised(
     class Scripted:
         room_id = "room"
 
-        async def send(self, text: str) -> dict[str, Any]:
+        async def send(self, text: str, on_delta: Any) -> dict[str, Any]:
             return {"content": "\x1b[2Jcleared \u202eevil", "metadata": {"provider": "p\x1b[0m"}}
 
         async def close(self) -> None:

@@ -91,25 +91,68 @@ def request(text: str, priority: Priority) -> ProviderRequest:
     return ProviderRequest(messages=(ChatMessage("user", text),), priority=priority)
 
 
-async def test_a_person_waits_for_at_most_the_background_call_in_flight(tmp_path: Path) -> None:
+async def test_a_person_does_not_wait_for_the_background_call_in_flight(tmp_path: Path) -> None:
     gguf = tmp_path / "m.gguf"
     gguf.write_bytes(b"GGUF")
-    llama = FakeLlama(delay=0.05)
+    llama = FakeLlama(delay=0.3)
     provider = LocalLlamaProvider(gguf, loader=Loader(llama))
     await provider.load()
 
     backlog = [
         asyncio.create_task(provider.generate(request(f"summary {n}", "background")))
-        for n in range(4)
+        for n in range(3)
     ]
-    await asyncio.sleep(0.02)  # summary 0 is running, 1-3 are queued
+    await asyncio.sleep(0.05)  # summary 0 is running, 1-2 are queued
     person = asyncio.create_task(provider.generate(request("hello", "interactive")))
-    await asyncio.gather(person, *backlog)
+    began = asyncio.get_running_loop().time()
+    await person
+    waited = asyncio.get_running_loop().time() - began
+    results = await asyncio.gather(*backlog)
 
     ran = [prompt.splitlines()[0] for prompt, _ in llama.calls]
-    assert ran == ["User: summary 0", "User: hello", *(f"User: summary {n}" for n in (1, 2, 3))]
+    # summary 0 stopped at its next token, the person went, then summary 0 ran again.
+    assert ran == ["User: summary 0", "User: hello", *(f"User: summary {n}" for n in (0, 1, 2))]
+    assert waited < 0.3 + 0.25  # its own call, not the rest of summary 0's
+    # The preempted generation's partial text is never returned: each gets a whole answer.
+    assert all(r.text != "cancel" for r in results)
     assert llama.max_active == 1
     await provider.aclose()
+
+
+async def test_background_work_gives_way_a_bounded_number_of_times(tmp_path: Path) -> None:
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF")
+    llama = FakeLlama(delay=0.2)
+    provider = LocalLlamaProvider(gguf, loader=Loader(llama))
+    await provider.load()
+    summary = asyncio.create_task(provider.generate(request("summary", "background")))
+    for n in range(5):  # a person arrives each time the summary has just restarted
+        await asyncio.sleep(0.05)
+        await provider.generate(request(f"hello {n}", "interactive"))
+    await summary
+    ran = [prompt.splitlines()[0] for prompt, _ in llama.calls]
+    # Preempted 3 times, then it ran to its end with hello 3 waiting behind it.
+    s, h = "User: summary", "User: hello"
+    assert ran == [s, f"{h} 0", s, f"{h} 1", s, f"{h} 2", s, f"{h} 3", f"{h} 4"]
+    await provider.aclose()
+
+
+async def test_only_a_higher_priority_waiter_preempts_and_only_once() -> None:
+    gate = PriorityGate()
+    calls: list[str] = []
+    async with gate.hold("background", on_preempt=lambda: calls.append("preempt")) as lease:
+        other_background = asyncio.create_task(gate.acquire("background"))
+        await asyncio.sleep(0)
+        assert calls == [] and not lease.preempted
+        people = [asyncio.create_task(gate.acquire("interactive")) for _ in range(2)]
+        await asyncio.sleep(0)
+        assert calls == ["preempt"] and lease.preempted
+    for task in people:
+        await task
+        gate.release()
+    await other_background
+    gate.release()
+    assert not gate.held
 
 
 async def test_runtime_passes_the_priority_to_the_provider() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, status
+from fastapi import APIRouter, Header, Query, Request, status
+from fastapi.responses import StreamingResponse
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -14,6 +15,7 @@ from eko.api.deps import (
     CurrentUser,
     DatabaseDep,
     PromptsDep,
+    ServicesDep,
     SessionDep,
     SettingsDep,
     room_for_user,
@@ -30,6 +32,7 @@ from eko.api.schemas import (
     RoomCreate,
     RoomOut,
 )
+from eko.api.sse_reply import sse_doc, stream_reply, wants_stream
 from eko.chat.service import EmptyMessage, IdempotencyConflict, MessageTooLong
 from eko.store import llm_calls as call_repo
 from eko.store import messages as message_repo
@@ -90,14 +93,23 @@ async def add_member(room_id: str, body: MemberAdd, user: CurrentUser, session: 
 
 
 @router.post(
-    "/{room_id}/messages", status_code=status.HTTP_201_CREATED, responses=problem_responses(404)
+    "/{room_id}/messages",
+    status_code=status.HTTP_201_CREATED,
+    response_model=ExchangeOut,
+    responses={**problem_responses(404), **sse_doc(201)},
 )
 async def post_message(
     room_id: str,
     body: MessageCreate,
+    request: Request,
     user: CurrentUser,
     database: DatabaseDep,
     chat: ChatDep,
+    services: ServicesDep,
+    stream: Annotated[
+        bool,
+        Query(description="true: the reply as Server-Sent Events (as Accept: text/event-stream)"),
+    ] = False,
     respond: Annotated[
         bool,
         Query(
@@ -115,9 +127,9 @@ async def post_message(
             "client_message_id (if both are sent they must be equal).",
         ),
     ] = None,
-) -> ExchangeOut:
+) -> ExchangeOut | StreamingResponse:
     """Store the user's message, then return it with the assistant's reply (null in a lobby when
-    the assistant is not addressed, or with respond=false)."""
+    the assistant is not addressed, or with respond=false). Streamed: see eko/api/sse_reply.py."""
     if (
         idempotency_key is not None
         and body.client_message_id is not None
@@ -132,6 +144,19 @@ async def post_message(
     async with database.session() as session:
         room = await room_for_user(session, room_id=room_id, user=user)
     try:
+        if respond and wants_stream(request, stream):
+            return await stream_reply(
+                start=lambda live: chat.post(
+                    user=user,
+                    room=room,
+                    content=body.content,
+                    client_message_id=idempotency_key or body.client_message_id,
+                    live=live,
+                ),
+                publish=services.events.publish,
+                user=user,
+                room_id=room.id,
+            )
         exchange = await chat.post(
             user=user,
             room=room,

@@ -25,6 +25,7 @@ import structlog
 
 from eko.chat.engine.flags import strip_flags
 from eko.chat.engine.registry import NodeContext, NodeResult, WriterSection
+from eko.chat.engine.stream_writer import write_streamed
 from eko.chat.engine.templates import fill
 from eko.chat.text import cap_answer
 from eko.chat.websearch.base import WebSearchResult
@@ -137,7 +138,9 @@ class ResponseWriter:
             context_level=context.decision.context_level,
             prompt_chars=sum(len(m.content) for m in messages),
         )
-        completion = await self._runtime.complete(
+        # Streamed into the live reply when the request streams (eko/chat/streaming.py).
+        completion = await write_streamed(
+            self._runtime,
             messages,
             purpose="writer",
             room_id=context.turn.room.id,

@@ -4,11 +4,12 @@ Importing this package does not import llama_cpp: the local provider loads it on
 """
 
 from eko.llm.providers.factory import build_providers
-from eko.llm.providers.function import FunctionModel
+from eko.llm.providers.function import Deltas, FunctionModel
 from eko.llm.providers.local import LocalLlamaProvider, resolve_default_model_path
 from eko.llm.providers.openai_compat import OpenAICompatProvider
 
 __all__ = [
+    "Deltas",
     "FunctionModel",
     "LocalLlamaProvider",
     "OpenAICompatProvider",

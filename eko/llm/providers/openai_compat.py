@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import AsyncGenerator
 from typing import Any, Literal, TypeAlias
 
 import httpx
@@ -19,7 +20,7 @@ from eko.llm.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
-from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse, Usage
+from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse, StreamItem, Usage
 
 StructuredOutputMode: TypeAlias = Literal["json_schema", "json_object"]
 
@@ -72,6 +73,46 @@ class OpenAICompatProvider:
             raise ProviderHTTPError(self.name, response.status_code, _excerpt(response.text))
         return parse_response(self.name, self.model, response)
 
+    async def stream(self, request: ProviderRequest) -> AsyncGenerator[StreamItem, None]:
+        """The upstream's Server-Sent Events stream: content deltas, then the whole response."""
+        payload = build_payload(self.model, request, structured_output=self.structured_output)
+        payload["stream"] = True
+        # Usage arrives in a last chunk when asked for (OpenAI, vLLM, llama.cpp's server).
+        payload["stream_options"] = {"include_usage": True}
+        parts: list[str] = []
+        state: dict[str, Any] = {}
+        try:
+            async with self._client.stream(
+                "POST", "chat/completions", json=payload, headers={"Accept": "text/event-stream"}
+            ) as response:
+                if response.status_code >= 400:
+                    body = (await response.aread()).decode("utf-8", errors="replace")
+                    raise ProviderHTTPError(self.name, response.status_code, _excerpt(body))
+                async for line in response.aiter_lines():
+                    delta = _stream_line(self.name, line, state)
+                    if delta:
+                        parts.append(delta)
+                        yield delta
+                    if state.get("done"):
+                        break
+        except httpx.TimeoutException as exc:
+            raise ProviderTimeout(self.name, f"{type(exc).__name__}: no answer in time") from exc
+        except httpx.TransportError as exc:
+            raise ProviderUnavailable(self.name, f"{type(exc).__name__}: {exc}") from exc
+        if not state.get("seen"):
+            raise InvalidOutput(self.name, "the stream ended without any completion chunk")
+        answered = state.get("model")
+        yield ProviderResponse(
+            text="".join(parts).strip(),
+            usage=Usage(
+                input_tokens=int(state.get("prompt_tokens") or 0),
+                # A server that sends no usage chunk streams about one token per chunk.
+                output_tokens=int(state.get("completion_tokens") or len(parts)),
+            ),
+            model=answered if isinstance(answered, str) and answered else self.model,
+            truncated=state.get("finish_reason") == "length",
+        )
+
     async def aclose(self) -> None:
         await self._client.aclose()
 
@@ -89,6 +130,8 @@ def build_payload(
     if stop:
         # Some servers reject an empty list, so the key is only sent when it has content.
         payload["stop"] = stop
+    if request.tools:
+        payload["tools"] = list(request.tools)  # native tool calling (eko/chain/native_tools.py)
     if request.json_schema is not None and structured_output == "json_object":
         # llama-cpp-python's server turns this schema into a grammar; plain JSON modes ignore it.
         payload["response_format"] = {"type": "json_object", "schema": request.json_schema}
@@ -149,7 +192,13 @@ def parse_response(provider: str, model: str, response: httpx.Response) -> Provi
         usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens),
         model=answered_model if isinstance(answered_model, str) and answered_model else model,
         truncated=finish_reason == "length",
+        tool_calls=tuple(_tool_calls(choice)),
     )
+
+
+def _tool_calls(choice: dict[str, Any]) -> list[dict[str, Any]]:
+    calls = choice["message"].get("tool_calls")
+    return [call for call in calls if isinstance(call, dict)] if isinstance(calls, list) else []
 
 
 def _excerpt(text: str) -> str:
@@ -157,3 +206,42 @@ def _excerpt(text: str) -> str:
     if len(flat) > ERROR_BODY_EXCERPT_CHARS:
         return flat[: ERROR_BODY_EXCERPT_CHARS - 1] + "…"
     return flat
+
+
+def _stream_line(provider: str, line: str, state: dict[str, Any]) -> str:
+    """One SSE line of a streamed completion: its content delta ("" for anything else).
+
+    `state` collects what the chunks say besides text (model, finish reason, usage) and
+    `done` once the `[DONE]` sentinel arrives.
+    """
+    if not line.startswith("data:"):
+        return ""  # comments (": ping"), event names, blank separators
+    data = line[5:].strip()
+    if data == "[DONE]":
+        state["done"] = True
+        return ""
+    try:
+        chunk = json.loads(data)
+        if not isinstance(chunk, dict):
+            raise TypeError("chunk is not an object")
+        if "error" in chunk:
+            raise InvalidOutput(provider, f"error in the stream: {_excerpt(json.dumps(chunk))}")
+        state["seen"] = True
+        if isinstance(chunk.get("model"), str):
+            state["model"] = chunk["model"]
+        usage = chunk.get("usage") or {}
+        for key in ("prompt_tokens", "completion_tokens"):
+            if usage.get(key) is not None:
+                state[key] = int(usage[key])
+        choices = chunk.get("choices") or []
+        if not choices:
+            return ""  # the usage-only last chunk
+        choice = choices[0]
+        if choice.get("finish_reason"):
+            state["finish_reason"] = choice["finish_reason"]
+        content = (choice.get("delta") or {}).get("content")
+    except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as exc:
+        raise InvalidOutput(
+            provider, f"malformed stream chunk ({type(exc).__name__}): {_excerpt(data)}"
+        ) from exc
+    return content if isinstance(content, str) else ""

@@ -1,0 +1,333 @@
+"""Eko as a model: OpenAI-compatible GET /v1/models and POST /v1/chat/completions.
+
+The personas are the models. The API key is the user's Eko key. The room is the one named by
+the `X-Eko-Room` header or the `user` field, else the user's direct room with that persona
+(created on first use). Only the last message is new input: it is stored and answered like
+any message (idempotent with `Idempotency-Key`); earlier messages of the request are not
+stored and never change the room's history, which is what the model sees. `usage` counts the
+model calls made for the message (llm_calls): a cached or paywalled answer spent none.
+Errors come in OpenAI's shape ({"error": {...}}) on these routes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import structlog
+from fastapi import APIRouter, Header, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import ValidationError
+
+from eko.api.live_follow import follow, remainder, start_live
+from eko.api.openai_schemas import (
+    STREAM_RESPONSE,
+    CompletionRequest,
+    OpenAIError,
+    chunk_body,
+    completion_body,
+    error_responses,
+    message_text,
+    model_entry,
+    refused_and_ignored,
+)
+from eko.api.sse_reply import SSE_MEDIA_TYPE
+from eko.chat.service import (
+    EmptyMessage,
+    Exchange,
+    IdempotencyConflict,
+    MessageTooLong,
+    Overloaded,
+)
+from eko.chat.streaming import LiveReply
+from eko.store import llm_calls as call_repo
+from eko.store import rooms as room_repo
+from eko.store import users as user_repo
+from eko.store.models import Message, Room, User
+from eko.wiring import Services
+
+log = structlog.get_logger("eko.api")
+router = APIRouter(tags=["openai"])
+# Models are listed with the time this process started (personas have no creation date).
+_STARTED = int(time.time())
+
+
+def _services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+@router.get("/v1/models", responses=error_responses(401))
+async def list_models(request: Request) -> Response:
+    """The personas, as OpenAI models."""
+    try:
+        services = _services(request)
+        await _authenticate(services, request)
+        personas = services.prompts.personas()
+        return JSONResponse(
+            {"object": "list", "data": [model_entry(p, _STARTED) for p in personas]}
+        )
+    except OpenAIError as exc:
+        return _error(exc)
+
+
+@router.get("/v1/models/{model}", responses=error_responses(401, 404))
+async def get_model(model: str, request: Request) -> Response:
+    try:
+        services = _services(request)
+        await _authenticate(services, request)
+        if not services.prompts.has_persona(model):
+            raise _no_model(model)
+        return JSONResponse(model_entry(model, _STARTED))
+    except OpenAIError as exc:
+        return _error(exc)
+
+
+@router.post(
+    "/v1/chat/completions", responses={**STREAM_RESPONSE, **error_responses(400, 401, 404, 429)}
+)
+async def chat_completions(
+    request: Request,
+    x_eko_room: Annotated[str | None, Header(description="The room to talk in")] = None,
+    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+) -> Response:
+    """A reply from the persona named by `model`, whole or as `chat.completion.chunk`s."""
+    try:
+        services = _services(request)
+        user = await _authenticate(services, request)
+        body = await _read(request)
+        ignored = refused_and_ignored(body)
+        if not services.prompts.has_persona(body.model):
+            raise _no_model(body.model)
+        last = body.messages[-1]
+        if last.role != "user":
+            raise OpenAIError(
+                400,
+                "The last message must be the user's: it is the new input Eko answers.",
+                param=f"messages[{len(body.messages) - 1}].role",
+            )
+        text = message_text(last, len(body.messages) - 1)
+        room = await _room(services, user, body.model, x_eko_room or body.user)
+        headers = {"X-Eko-Room": room.id}
+        if ignored:
+            headers["X-Eko-Ignored-Params"] = ",".join(ignored)
+        chat = services.chat
+        if body.stream:
+            include_usage = bool(body.stream_options and body.stream_options.include_usage)
+            live, post = await _guarded(
+                start_live(
+                    lambda live: chat.post(
+                        user=user,
+                        room=room,
+                        content=text,
+                        client_message_id=idempotency_key,
+                        live=live,
+                    ),
+                    publish=services.events.publish,
+                    room_id=room.id,
+                )
+            )
+            return StreamingResponse(
+                _chunks(services, live, post, body.model, include_usage=include_usage),
+                media_type=SSE_MEDIA_TYPE,
+                headers={**headers, "Cache-Control": "no-cache"},
+            )
+        exchange = await _guarded(
+            chat.post(user=user, room=room, content=text, client_message_id=idempotency_key)
+        )
+        reply = _reply_of(exchange)
+        usage = await _usage(services, exchange.user_message)
+        return JSONResponse(
+            completion_body(
+                completion_id=_completion_id(exchange.user_message),
+                model=body.model,
+                content=reply.content,
+                finish_reason=_finish_reason(reply),
+                usage=usage,
+            ),
+            headers=headers,
+        )
+    except OpenAIError as exc:
+        return _error(exc)
+
+
+async def _chunks(
+    services: Services,
+    live: LiveReply,
+    post: asyncio.Task[Exchange],
+    model: str,
+    *,
+    include_usage: bool,
+) -> AsyncIterator[bytes]:
+    assert live.user_message is not None
+    completion_id, created = _completion_id(live.user_message), int(time.time())
+
+    def chunk(**fields: Any) -> bytes:
+        body = chunk_body(completion_id=completion_id, model=model, created=created, **fields)
+        return f"data: {json.dumps(body, ensure_ascii=False)}\n\n".encode()
+
+    yield chunk(delta={"role": "assistant", "content": ""})
+    shown: list[str] = []
+    async for item in follow(live, post):
+        if isinstance(item, str):
+            shown.append(item)
+            yield chunk(delta={"content": item})
+            continue
+        if item.exchange is None or item.exchange.assistant_message is None:
+            yield _error_chunk("Eko could not answer this message.", "answer_failed")
+            return
+        reply = item.exchange.assistant_message
+        if (reply.meta or {}).get("incomplete"):
+            # The openai client raises on an error in the stream: the answer broke mid-way.
+            yield _error_chunk(
+                "The model stopped answering mid-way; the partial reply is stored, marked "
+                "incomplete.",
+                "stream_interrupted",
+            )
+            return
+        rest = remainder(reply.content, "".join(shown))
+        if rest:
+            yield chunk(delta={"content": rest})
+        yield chunk(delta={}, finish_reason=_finish_reason(reply))
+        if include_usage:
+            yield chunk(usage=await _usage(services, item.exchange.user_message))
+    yield b"data: [DONE]\n\n"
+
+
+async def _guarded(awaitable: Any) -> Any:
+    """The chat service's refusals, in OpenAI's shape."""
+    try:
+        return await awaitable
+    except MessageTooLong as exc:
+        raise OpenAIError(400, str(exc), param="messages", code="message_too_long") from exc
+    except EmptyMessage as exc:
+        raise OpenAIError(400, str(exc), param="messages", code="empty_message") from exc
+    except IdempotencyConflict as exc:
+        raise OpenAIError(
+            400, "This Idempotency-Key was used for a different message.", code="key_reused"
+        ) from exc
+    except Overloaded as exc:
+        raise OpenAIError(
+            429,
+            str(exc),
+            type="rate_limit_error",
+            code="overloaded",
+            headers={"Retry-After": str(exc.retry_after_s)},
+        ) from exc
+
+
+async def _authenticate(services: Services, request: Request) -> User:
+    scheme, _, key = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not key.strip():
+        raise OpenAIError(
+            401,
+            "Missing API key: send `Authorization: Bearer <your Eko key>`.",
+            type="authentication_error",
+            code="missing_api_key",
+        )
+    async with services.database.session() as session:
+        user = await user_repo.get_by_api_key(session, api_key=key.strip())
+    if user is None:
+        raise OpenAIError(
+            401, "Invalid API key.", type="authentication_error", code="invalid_api_key"
+        )
+    return user
+
+
+async def _read(request: Request) -> CompletionRequest:
+    try:
+        raw = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise OpenAIError(400, "The body is not JSON.", code="invalid_json") from exc
+    try:
+        return CompletionRequest.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise OpenAIError(400, f"{where}: {first['msg']}", param=where or None) from exc
+
+
+async def _room(services: Services, user: User, persona: str, room_id: str | None) -> Room:
+    async with services.database.session() as session:
+        if room_id:
+            room = await room_repo.get_room(session, room_id=room_id)
+            visible = room is not None and (
+                user.role == "staff"
+                or await room_repo.is_member(session, room_id=room_id, user_id=user.id)
+            )
+            if room is None or not visible:
+                raise OpenAIError(
+                    404, f"No room {room_id!r} for this key.", param="user", code="room_not_found"
+                )
+            if room.kind != "direct":
+                raise OpenAIError(
+                    400,
+                    f"Room {room_id!r} is a lobby, where Eko answers only when named: "
+                    "use a direct room.",
+                    param="user",
+                    code="not_a_direct_room",
+                )
+            if room.persona != persona:
+                raise OpenAIError(
+                    400,
+                    f"Room {room_id!r} speaks as {room.persona!r}: use model {room.persona!r}.",
+                    param="model",
+                    code="model_room_mismatch",
+                )
+            return room
+        rooms = await room_repo.list_rooms_for_user(session, user_id=user.id)
+        direct = [r for r in rooms if r.kind == "direct" and r.persona == persona]
+        if direct:
+            return min(direct, key=lambda r: r.created_at)
+        name = f"{user.display_name} & {services.settings.assistant_name} ({persona})"
+        return await room_repo.create_room(
+            session, kind="direct", name=name, persona=persona, created_by=user.id
+        )
+
+
+async def _usage(services: Services, user_message: Message) -> dict[str, int]:
+    """What the model calls for this message cost (none for a cached or paywalled answer)."""
+    async with services.database.session() as session:
+        calls = await call_repo.list_calls(session, message_id=user_message.id, limit=1000)
+    prompt = sum(c.input_tokens for c in calls)
+    completion = sum(c.output_tokens for c in calls)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _reply_of(exchange: Exchange) -> Message:
+    if exchange.assistant_message is None:  # a direct room always answers
+        raise OpenAIError(500, "No reply was written.", type="server_error")
+    return exchange.assistant_message
+
+
+def _finish_reason(reply: Message) -> str:
+    return "length" if (reply.meta or {}).get("truncated") else "stop"
+
+
+def _completion_id(user_message: Message) -> str:
+    return f"chatcmpl-{user_message.id}"
+
+
+def _no_model(model: str) -> OpenAIError:
+    return OpenAIError(
+        404,
+        f"The model {model!r} does not exist: GET /v1/models lists Eko's personas.",
+        param="model",
+        code="model_not_found",
+    )
+
+
+def _error(exc: OpenAIError) -> JSONResponse:
+    return JSONResponse(exc.body, status_code=exc.status, headers=exc.headers)
+
+
+def _error_chunk(message: str, code: str) -> bytes:
+    body = {"error": {"message": message, "type": "server_error", "param": None, "code": code}}
+    return f"data: {json.dumps(body)}\n\n".encode()

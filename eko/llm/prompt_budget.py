@@ -1,0 +1,163 @@
+"""Fit a conversation into a provider's prompt-token budget, saying what was cut.
+
+A small local model reads a prompt at ~50 tokens/s on two cores: a 6,000-character message
+would keep a person waiting minutes (and overflow the context). Instead the prompt is made
+to fit: first the oldest conversation turns go, then the middle of the longest message is cut
+(its start and its end stay: the question is usually at one or the other), down to a floor;
+then the end of the system message (instructions come first there, the turn's context —
+documents, memory — last). If the instructions' start alone does not fit, the prompt is too
+long.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from eko.llm.types import ChatMessage
+
+# The marker left where text was cut; the model sees it, so it knows a part is missing.
+CUT_MARKER = "\n[… {chars} characters cut to fit …]\n"
+# Of what is kept of a cut message, this share is its start; the rest is its end.
+_HEAD_SHARE = 0.4
+# A message is not cut below this many characters: past that, the instructions' end (the
+# turn's context) is cut instead — the model must still see what it is asked.
+MESSAGE_FLOOR = 600
+
+
+@dataclass(frozen=True, slots=True)
+class InputCut:
+    """What fitting the prompt removed (counts only: the text is user data)."""
+
+    budget_tokens: int
+    original_tokens: int
+    kept_tokens: int
+    dropped_messages: int
+    cut_chars: int
+
+    def as_meta(self) -> dict[str, int]:
+        return {
+            "budget_tokens": self.budget_tokens,
+            "original_tokens": self.original_tokens,
+            "kept_tokens": self.kept_tokens,
+            "dropped_messages": self.dropped_messages,
+            "cut_chars": self.cut_chars,
+        }
+
+
+class PromptDoesNotFit(ValueError):
+    """Even with every cuttable part removed, the prompt exceeds the budget."""
+
+
+def fit_messages(
+    messages: Sequence[ChatMessage],
+    *,
+    count_tokens: Callable[[Sequence[ChatMessage]], int],
+    budget_tokens: int,
+) -> tuple[tuple[ChatMessage, ...], InputCut | None]:
+    """`messages` unchanged when they fit `budget_tokens` (as counted by `count_tokens`, the
+    whole rendered prompt), else a shortened copy and what was cut."""
+    kept = list(messages)
+    original = count_tokens(kept)
+    if original <= budget_tokens:
+        return tuple(messages), None
+    total = original
+    dropped = 0
+    # 1. Older turns: every non-system message but the last one, oldest first.
+    while total > budget_tokens:
+        index = _oldest_droppable(kept)
+        if index is None:
+            break
+        del kept[index]
+        dropped += 1
+        total = count_tokens(kept)
+    cut_chars = 0
+    # 2. The middle of the longest remaining non-system message, down to a floor.
+    index = _longest_cuttable(kept)
+    if total > budget_tokens and index is not None:
+        kept, cut, total = _shrink(
+            kept, index, count_tokens, budget_tokens, _middle_cut, floor_chars=MESSAGE_FLOOR
+        )
+        cut_chars += cut
+    # 3. The end of the longest system message: instructions come first there, the turn's
+    # context (documents, memory) last — what goes first when nothing else is left to cut.
+    # Its first half (the instructions) always stays.
+    system_index = _longest(kept, system=True) if total > budget_tokens else None
+    if system_index is not None:
+        floor = len(kept[system_index].content) // 2
+        kept, cut, total = _shrink(
+            kept, system_index, count_tokens, budget_tokens, _tail_cut, floor
+        )
+        cut_chars += cut
+    # 4. The message below its floor, as a last resort.
+    index = _longest_cuttable(kept)
+    if total > budget_tokens and index is not None:
+        kept, cut, total = _shrink(kept, index, count_tokens, budget_tokens, _middle_cut, 0)
+        cut_chars += cut
+    if total > budget_tokens:
+        raise PromptDoesNotFit(f"{total} tokens for a {budget_tokens} budget")
+    return tuple(kept), InputCut(budget_tokens, original, total, dropped, cut_chars)
+
+
+def _oldest_droppable(messages: list[ChatMessage]) -> int | None:
+    last = len(messages) - 1
+    for index, message in enumerate(messages):
+        if message.role != "system" and index != last:
+            return index
+    return None
+
+
+def _longest_cuttable(messages: list[ChatMessage]) -> int | None:
+    return _longest(messages, system=False)
+
+
+def _longest(messages: list[ChatMessage], *, system: bool) -> int | None:
+    candidates = [
+        (len(m.content), i) for i, m in enumerate(messages) if (m.role == "system") == system
+    ]
+    return max(candidates)[1] if candidates else None
+
+
+def _middle_cut(text: str, keep: int) -> str:
+    """Its start and its end, around a marker (a message's question is at one or the other)."""
+    head = int(keep * _HEAD_SHARE)
+    tail = keep - head
+    return text[:head] + CUT_MARKER.format(chars=len(text) - keep) + (text[-tail:] if tail else "")
+
+
+def _tail_cut(text: str, keep: int) -> str:
+    """Its start only (instructions first, context last)."""
+    return text[:keep] + CUT_MARKER.format(chars=len(text) - keep)
+
+
+def _shrink(
+    messages: list[ChatMessage],
+    index: int,
+    count_tokens: Callable[[Sequence[ChatMessage]], int],
+    budget_tokens: int,
+    shape: Callable[[str, int], str],
+    floor_chars: int,
+) -> tuple[list[ChatMessage], int, int]:
+    """messages[index] shortened by `shape` to the most characters that fit (binary search),
+    never below `floor_chars` (then the caller cuts elsewhere next). Returns the messages,
+    the characters cut and the new total."""
+    text = messages[index].content
+    floor_chars = min(floor_chars, len(text))
+
+    def with_kept(keep: int) -> list[ChatMessage]:
+        trial = list(messages)
+        trial[index] = replace(messages[index], content=shape(text, keep))
+        return trial
+
+    floor = with_kept(floor_chars)
+    if count_tokens(floor) > budget_tokens:
+        return floor, len(text) - floor_chars, count_tokens(floor)
+    low, high = floor_chars, len(text) - 1  # keeping `low` characters fits, `high` does not
+    while high - low > 16:  # to within a few characters: tokenizing is the costly part
+        middle = (low + high) // 2
+        if count_tokens(with_kept(middle)) <= budget_tokens:
+            low = middle
+        else:
+            high = middle
+    best = with_kept(low)
+    return best, len(text) - low, count_tokens(best)
