@@ -30,6 +30,8 @@ def provenance(completion: Completion[Any]) -> dict[str, Any]:
         "duration_ms": round(completion.duration_ms, 1),
         "fallback_used": completion.fallback_used,
         "truncated": completion.truncated,
+        # The provider cut the prompt to fit its budget: the answer saw only part of the input.
+        **({"input_cut": completion.input_cut.as_meta()} if completion.input_cut else {}),
         "attempts": [
             {"provider": a.provider, "model": a.model, "outcome": a.outcome, "error": a.error}
             for a in completion.attempts

@@ -192,6 +192,8 @@ class Orchestrator:
             "duration_ms": round(completion.duration_ms, 1),
             "attempts": len(completion.attempts),
         }
+        if completion.input_cut is not None:
+            call["input_cut"] = completion.input_cut.as_meta()
         if not isinstance(completion.data, OrchestratorOutput):
             return None, "invalid_output", call
         return completion.data.to_proposal(), None, call

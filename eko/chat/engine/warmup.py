@@ -1,0 +1,70 @@
+"""Warm-up: read the instructions every reply starts with once, before the first person asks.
+
+A local model reads a prompt at ~50 tokens/s on two cores, and the orchestrator's and the
+writer's instructions are ~600 tokens each: without this, the first message after a start
+pays for reading both (on top of loading the model). With llama.cpp's prompt cache
+(EKO_LOCAL_PROMPT_CACHE_MB) a call whose prompt starts like a primed one is read from its
+first new token, so priming the stable heads makes the first reply as fast as the next ones.
+
+Only the parts that are the same for every turn are primed: the orchestrator's system prompt
+up to its first per-turn placeholder, and the writer's persona and rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import structlog
+
+from eko.chat.engine.orchestrator import SYSTEM_PROMPT
+from eko.chat.engine.registry import NodeRegistry
+from eko.chat.engine.templates import fill
+from eko.llm.types import ChatMessage, Provider
+from eko.prompts.library import PromptLibrary
+
+log = structlog.get_logger("eko.chat")
+
+# The writer's instructions that do not depend on the turn, in the writer's order.
+WRITER_STABLE_PARTS = ("rules", "anti_patterns", "ui_conventions")
+# The orchestrator's first per-turn placeholder: what comes before it is the same every turn.
+_FIRST_TURN_PLACEHOLDER = "{{scopes}}"
+
+
+@runtime_checkable
+class Primable(Protocol):
+    async def prime(self, messages: Sequence[ChatMessage]) -> bool: ...
+
+
+def stable_prefixes(
+    prompts: PromptLibrary, nodes: NodeRegistry, *, persona: str
+) -> list[list[ChatMessage]]:
+    """The start of the orchestrator's and of the writer's prompts, as the engine builds them."""
+    template = prompts.text(SYSTEM_PROMPT)
+    head = template.split(_FIRST_TURN_PLACEHOLDER, 1)[0]
+    orchestrator = fill(head, nodes=nodes.describe())
+    writer = "\n\n".join(
+        [prompts.persona(persona)]
+        + [prompts.text(f"writer/{name}.md") for name in WRITER_STABLE_PARTS]
+    )
+    return [[ChatMessage("system", orchestrator)], [ChatMessage("system", writer)]]
+
+
+async def warm_up(providers: Sequence[Provider], prefixes: Sequence[Sequence[ChatMessage]]) -> int:
+    """Prime every provider that can be primed (the local model); returns prefixes primed.
+
+    Runs at background priority: a person who asks meanwhile goes first. A failure is logged
+    and ignored — warm-up only saves time."""
+    primed = 0
+    for provider in providers:
+        if not isinstance(provider, Primable):
+            continue
+        for messages in prefixes:
+            try:
+                primed += await provider.prime(messages)
+            except Exception as exc:  # an unloadable model is reported by its first real call
+                log.warning("chat.warm_up.failed", provider=provider.name, error=str(exc)[:200])
+                break
+    if primed:
+        log.info("chat.warm_up.done", prefixes=primed)
+    return primed

@@ -1,0 +1,55 @@
+"""`eko bench reply` end to end with a scripted model: every question posted through the API,
+timed, scored by content, background work queued, the long message cut-reported."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from rich.console import Console
+
+from eko.bench.bench_reply import run
+from eko.config import Settings
+from eko.embed.hashing import HashEmbedder
+from eko.llm.providers import FunctionModel
+
+ROUTE = (
+    '{"confidence": 0.9, "decision": "route", "notes": "", "payload": {"intent": '
+    '"general_question", "context_level": "light", "need_web": false, "web_search_prompt": "", '
+    '"scope_need": false, "scopes_selected": []}}'
+)
+
+
+async def test_reply_bench_posts_scores_and_queues_background_work(tmp_path: Path) -> None:
+    data = tmp_path / "qa.jsonl"
+    rows = [
+        {"id": "a", "lang": "fr", "question": "Capitale de l'Australie ?", "accept": ["Canberra"]},
+        {"id": "b", "lang": "en", "question": "17 times 23?", "accept": ["391"]},
+        {"id": "c", "lang": "en", "question": "Capital of Canada?", "accept": ["Ottawa"]},
+    ]
+    data.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
+
+    def model(request: object) -> str:
+        if getattr(request, "json_schema", None) is not None:
+            return ROUTE
+        return "Canberra." if getattr(request, "priority", "") == "interactive" else "{}"
+
+    output = io.StringIO()
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    results = await run(
+        settings=settings,
+        console=Console(file=output, width=250),
+        data=data,
+        limit=3,
+        providers=[FunctionModel(model)],
+        embedder=HashEmbedder(),
+    )
+    (result,) = results
+    assert len(result.replies) == 3
+    # Scored by content: only the question whose expected word is in the answer is right.
+    assert [reply.right for reply in result.replies] == [True, False, False]
+    assert result.long_reply is not None and result.long_reply.answer == "Canberra."
+    assert result.background_calls > 0  # memory extraction ran behind the replies
+    table = output.getvalue()
+    assert "1/3 (baseline" in table and "prompt cache on" in table
