@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -27,12 +26,23 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from eko.config import Settings
 from eko.embed.base import Embedder, EmbeddingError
 from eko.memory.clock import age_days, as_utc
+from eko.memory.context_parts import (
+    EMPTY_RECENT,
+    ContextParts,
+    DualContext,
+    ItemPart,
+    RecentPart,
+    SummaryPart,
+    render_context,
+    render_summary,
+)
 from eko.memory.items import MemoryItems
 from eko.memory.relevance import item_min_score, rag_min_score
 from eko.memory.scopes import room_key, turn_keys
 from eko.memory.summaries import COLLECTION as SUMMARY_COLLECTION
 from eko.memory.summary_reads import exact_scores
 from eko.memory.topics import Topics
+from eko.memory.turn_recall import recall_turns
 from eko.memory.turns import ChatTurn, ConversationTurn, TurnStyle, group_turns, render_turns
 from eko.store.db import Database
 from eko.store.memory_models import Summary
@@ -43,70 +53,6 @@ log = structlog.get_logger("eko.memory")
 
 # Messages read for the recent window per wanted turn (a turn is a message and its answers).
 MESSAGES_PER_TURN = 3
-SECTION_RULE = "\n\n---\n\n"
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryPart:
-    summary_id: str
-    level: int
-    char_range_start: int
-    char_range_end: int
-    similarity: float
-    level_boost: float
-    recency: float
-    score: float
-    topics: list[str]
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ItemPart:
-    item_id: str
-    kind: str
-    subject: str
-    content: str
-    score: float
-
-
-@dataclass(frozen=True, slots=True)
-class RecentPart:
-    turns: int
-    messages: int
-    first_seq: int | None
-    # The recent window's first raw character: summaries starting here or later are skipped.
-    char_start: int | None
-    text: str
-
-
-EMPTY_RECENT = RecentPart(turns=0, messages=0, first_seq=None, char_start=None, text="")
-
-
-@dataclass(frozen=True, slots=True)
-class ContextParts:
-    recent: RecentPart
-    summaries: list[SummaryPart] = field(default_factory=list)
-    items: list[ItemPart] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class DualContext:
-    text: str
-    parts: ContextParts
-    stats: dict[str, Any]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "parts": asdict(self.parts), "stats": self.stats}
-
-    def past_text(self, *, heading: str = "###") -> str:
-        """Only the summaries and the facts: for a writer that already sends the recent turns
-        as chat messages (the recent window still decided which summaries to skip)."""
-        return render_context(
-            ContextParts(
-                recent=EMPTY_RECENT, summaries=self.parts.summaries, items=self.parts.items
-            ),
-            heading=heading,
-        )
 
 
 def level_boost(level: int, table: dict[int, float], step: float) -> float:
@@ -198,7 +144,23 @@ class DualContextBuilder:
                 ItemPart(hit.item.id, hit.item.kind, hit.item.subject, hit.item.content, hit.score)
                 for hit in hits
             ]
-        parts = ContextParts(recent=recent_part, summaries=summaries, items=items)
+        recalled = []
+        if query.strip() and settings.memory_recall_max_chars > 0:
+            # Older than the recent window, which the context already shows verbatim.
+            bound = recent_part.first_seq if recent_part.first_seq is not None else before_seq
+            async with self._database.session() as session:
+                recalled = await recall_turns(
+                    session,
+                    dialect=self._database.dialect,
+                    room_id=room.id,
+                    query=query,
+                    before_seq=bound,
+                    max_chars=settings.memory_recall_max_chars,
+                    assistant_name=settings.assistant_name,
+                )
+        parts = ContextParts(
+            recent=recent_part, summaries=summaries, items=items, recalled=recalled
+        )
         text = render_context(parts)
         stats.update(
             recent_turns=recent_part.turns,
@@ -207,6 +169,7 @@ class DualContextBuilder:
             summaries_used=len(summaries),
             summary_levels=[s.level for s in summaries],
             items_used=len(items),
+            recalled_turns=len(recalled),
             rag_min_score=self.rag_min_score,
             chars=len(text),
         )
@@ -336,57 +299,6 @@ class DualContextBuilder:
         stats["summaries_skipped_recent"] = skipped_recent
         parts.sort(key=lambda part: (-part.score, part.char_range_start, -part.level))
         return parts[: settings.rag_max_summaries]
-
-
-def render_summary(summary: Summary, topics: Sequence[str], now: datetime) -> str:
-    span = f"chars {summary.char_range_start}-{summary.char_range_end}"
-    title = ", ".join(topics) if topics else span
-    return (
-        f"[L{summary.level} Summary - {title} - {ago(summary.period_end, now)}]\n"
-        f'Conversation: "{summary.conversation_summary}"\n'
-        f'Actions: "{summary.actions_summary}"'
-    )
-
-
-def render_items(items: Sequence[ItemPart]) -> str:
-    blocks = []
-    for kind, title in (("fact", "Facts"), ("self", "About yourself")):
-        lines = [
-            f"- {item.subject}: {item.content}" if item.subject else f"- {item.content}"
-            for item in items
-            if item.kind == kind
-        ]
-        if lines:
-            blocks.append(f"{title}:\n" + "\n".join(lines))
-    return "\n\n".join(blocks)
-
-
-def render_context(parts: ContextParts, *, heading: str = "##") -> str:
-    """The seed's layout; empty sections are left out (an empty context is an empty string)."""
-    sections = []
-    if parts.recent.text:
-        sections.append(f"{heading} Recent Conversation\n\n" + parts.recent.text)
-    if parts.summaries:
-        sections.append(
-            f"{heading} Relevant Past Context\n\n"
-            + "\n\n".join(part.text for part in parts.summaries)
-        )
-    if parts.items:
-        sections.append(f"{heading} What You Know\n\n" + render_items(parts.items))
-    return SECTION_RULE.join(sections)
-
-
-def ago(moment: datetime, now: datetime) -> str:
-    days = age_days(moment, now)
-    if days < 1:
-        return "today"
-    if days < 2:
-        return "1 day ago"
-    if days < 60:
-        return f"{int(days)} days ago"
-    if days < 730:
-        return f"{int(days // 30)} months ago"
-    return f"{int(days // 365)} years ago"
 
 
 async def _names(session: AsyncSession, messages: Sequence[Message]) -> dict[int, str]:

@@ -168,7 +168,7 @@ async def test_summaries_topics_search_and_context_routes(make_harness: Any) -> 
     assert unknown.status_code == 404 and unknown.headers["content-type"] == PROBLEM
     assert context["text"].startswith("## Recent Conversation")
     assert context["stats"]["recent_turns"] == 5
-    assert set(context["parts"]) == {"recent", "summaries", "items"}
+    assert set(context["parts"]) == {"recent", "summaries", "items", "recalled"}
     # "Potager" merged into "Jardin potager": one canonical hit, found by either name.
     assert [hit["name"] for hit in topic_hits][:1] == ["Jardin potager"]
     assert [hit["name"] for hit in topic_hits].count("Jardin potager") == 1

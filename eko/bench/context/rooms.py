@@ -19,7 +19,7 @@ from eko.embed import Embedder
 from eko.llm.providers import FunctionModel
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import Provider
-from eko.memory.context import DualContext
+from eko.memory.context_parts import DualContext
 from eko.memory.items import NewItem
 from eko.memory.scopes import room_key
 from eko.memory.service import Memory, build_memory
@@ -108,7 +108,13 @@ async def setup(
     )
     memory = await _memory(base, database, embedder, summarizer)
     recent_only = await _memory(
-        base, database, embedder, summarizer, rag_max_summaries=0, memory_context_max_items=0
+        base,
+        database,
+        embedder,
+        summarizer,
+        rag_max_summaries=0,
+        memory_context_max_items=0,
+        memory_recall_max_chars=0,
     )
     no_facts = await _memory(base, database, embedder, summarizer, memory_context_max_items=0)
     rooms = [await _load(memory, recent_only, database, conv) for conv in conversations]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import func, select
 
-from eko.memory.context import SummaryPart
+from eko.memory.context_parts import SummaryPart
 from eko.store.db import Database
 from eko.store.memory_models import Summary
 

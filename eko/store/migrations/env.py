@@ -7,6 +7,7 @@ from typing import Any
 from alembic import context
 
 from eko.jobs.pg_schema import is_job_queue_object
+from eko.store.message_search import is_search_object
 from eko.store.schema import Base
 
 config = context.config
@@ -16,7 +17,10 @@ if connection is None:
 
 
 def include_name(name: str | None, type_: Any, parents: Any) -> bool:
-    # procrastinate's tables (PostgreSQL) come from its own SQL, not from Eko's models.
+    # procrastinate's tables (PostgreSQL) come from its own SQL, not from Eko's models; the
+    # full-text index of messages (0008) from raw SQL too.
+    if is_search_object(name):
+        return False
     if type_ == "table":
         return not is_job_queue_object(name)
     return not is_job_queue_object(parents.get("table_name"))

@@ -1,0 +1,131 @@
+"""Earlier turns of the room that share words with the message: what was actually said.
+
+Summaries compress; a question about a detail ("what did Caroline say she researched?") is
+often answered only by the raw turn. This finds the room's messages that share the message's
+rarer words (the full-text index of eko.store.message_search), older than the recent window
+already in the context, and hands them back with their neighbours (the turn before and after:
+the question and its answer) and their dates, best matches first, within a character budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from eko.store.message_search import search_messages
+from eko.store.models import Message, User
+
+# Each recalled message is cut to this many characters: several short turns beat one long one.
+MESSAGE_CHARS = 400
+# Messages around a hit that come with it (its question before, its answer after).
+NEIGHBOURS = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RecalledTurn:
+    first_seq: int
+    last_seq: int
+    when: datetime
+    rank: float
+    text: str
+
+
+async def recall_turns(
+    session: AsyncSession,
+    *,
+    dialect: str,
+    room_id: str,
+    query: str,
+    before_seq: int | None,
+    max_chars: int,
+    assistant_name: str,
+    candidates: int = 12,
+) -> list[RecalledTurn]:
+    """Best matches first, each with its neighbours, until `max_chars` is used."""
+    if max_chars <= 0:
+        return []
+    hits = await search_messages(
+        session,
+        dialect=dialect,
+        room_id=room_id,
+        query=query,
+        limit=candidates,
+        before_seq=before_seq,
+    )
+    if not hits:
+        return []
+    wanted = {
+        seq
+        for hit in hits
+        for seq in range(hit.seq - NEIGHBOURS, hit.seq + NEIGHBOURS + 1)
+        if before_seq is None or seq < before_seq
+    }
+    rows = (
+        await session.execute(
+            select(Message)
+            .where(Message.room_id == room_id, Message.seq.in_(wanted))
+            .limit(len(wanted))  # (room_id, seq) is unique: bounded by the hits
+        )
+    ).scalars()
+    by_seq = {message.seq: message for message in rows}
+    names = await _names(session, by_seq.values())
+    recalled: list[RecalledTurn] = []
+    used: set[int] = set()
+    budget = max_chars
+    for hit in hits:
+        seqs = [
+            seq
+            for seq in range(hit.seq - NEIGHBOURS, hit.seq + NEIGHBOURS + 1)
+            if seq in by_seq and seq not in used
+        ]
+        if hit.seq not in seqs:
+            continue
+        lines = [_line(by_seq[seq], names, assistant_name) for seq in seqs]
+        text = "\n".join(lines)
+        if len(text) > budget:
+            if recalled:
+                break
+            text = text[:budget]
+        used.update(seqs)
+        budget -= len(text) + 2
+        recalled.append(
+            RecalledTurn(
+                first_seq=seqs[0],
+                last_seq=seqs[-1],
+                when=by_seq[hit.seq].created_at,
+                rank=hit.rank,
+                text=text,
+            )
+        )
+        if budget <= 0:
+            break
+    return recalled
+
+
+def render_recalled(turns: Sequence[RecalledTurn]) -> str:
+    """Oldest first, each with its date."""
+    ordered = sorted(turns, key=lambda turn: turn.first_seq)
+    return "\n\n".join(f"[{turn.when:%Y-%m-%d %H:%M}]\n{turn.text}" for turn in ordered)
+
+
+def _line(message: Message, names: Mapping[int, str], assistant_name: str) -> str:
+    if message.role == "assistant":
+        speaker = assistant_name
+    else:
+        speaker = names.get(message.sender_id or 0, "User")
+    content = " ".join(message.content.split())
+    if len(content) > MESSAGE_CHARS:
+        content = content[: MESSAGE_CHARS - 1] + "…"
+    return f"{speaker}: {content}"
+
+
+async def _names(session: AsyncSession, messages: Iterable[Message]) -> dict[int, str]:
+    ids = {m.sender_id for m in messages if m.sender_id is not None}
+    if not ids:
+        return {}
+    rows = await session.execute(select(User.id, User.display_name).where(User.id.in_(ids)))
+    return {row[0]: row[1] for row in rows}

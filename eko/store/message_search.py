@@ -1,0 +1,104 @@
+"""Full-text search over a room's messages (migration 0008 keeps the index up to date).
+
+SQLite: FTS5 (`message_fts`, rowid = the message's rowid), ranked by bm25. PostgreSQL:
+a 'simple' text search vector of the accent-folded content behind a GIN index, ranked by
+ts_rank_cd. The query is the message's significant words, each as a prefix (no stemming in
+either: "research" finds "researched"), joined by OR: a question finds the turns that share
+any of its rarer words, best first.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+# Objects of the index that the models do not describe (migrations must not drop them).
+_SEARCH_OBJECTS = ("message_fts", "ix_messages_fts")
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Words too common to say what a question is about (English and French).
+STOPWORDS = frozenset(
+    word
+    for line in (Path(__file__).with_name("stopwords.txt")).read_text("utf-8").splitlines()
+    if not line.startswith("#")
+    for word in line.split()
+)
+MAX_QUERY_WORDS = 24
+# PostgreSQL's indexed document (migration 0008 builds the index on this exact expression):
+# accents folded by translate(), which is immutable (the unaccent extension may be missing).
+PG_DOCUMENT = (
+    "to_tsvector('simple', translate(content, "
+    "'àáâãäåçèéêëìíîïñòóôõöùúûüýÿœæÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝ', "
+    "'aaaaaaceeeeiiiinooooouuuuyyoaAAAAAACEEEEIIIINOOOOOUUUUY'))"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageHit:
+    message_id: str
+    seq: int
+    rank: float  # higher is better, whatever the backend
+
+
+def is_search_object(name: str | None) -> bool:
+    return name is not None and name.startswith(_SEARCH_OBJECTS)
+
+
+def query_words(query: str) -> list[str]:
+    """The query's significant words, lowercased and accent-folded, in order, deduplicated."""
+    decomposed = unicodedata.normalize("NFKD", query.lower())
+    lowered = "".join(c for c in decomposed if not unicodedata.combining(c))
+    words = [w for w in _WORD.findall(lowered) if len(w) > 2 and w not in STOPWORDS]
+    return list(dict.fromkeys(words))[:MAX_QUERY_WORDS]
+
+
+async def search_messages(
+    session: AsyncSession,
+    *,
+    dialect: str,
+    room_id: str,
+    query: str,
+    limit: int,
+    before_seq: int | None = None,
+) -> list[MessageHit]:
+    """The room's messages that share words with `query` (before `before_seq`), best first.
+    `dialect`: the database's ("sqlite" or "postgresql")."""
+    words = query_words(query)
+    if not words or limit <= 0:
+        return []
+    bound = before_seq if before_seq is not None else 2**62
+    if dialect == "sqlite":
+        # Each word quoted (FTS5 syntax characters taken literally), and as a prefix: without
+        # stemming, "research" must still find "researched".
+        match = " OR ".join(f'"{word}"*' for word in words)
+        rows = await session.execute(
+            text(
+                "SELECT m.id, m.seq, bm25(message_fts) AS score FROM message_fts "
+                "JOIN messages AS m ON m.rowid = message_fts.rowid "
+                "WHERE message_fts MATCH :match AND m.room_id = :room AND m.seq < :bound "
+                "ORDER BY score LIMIT :limit"
+            ),
+            {
+                "match": f'room_id:"{room_id}" AND content:({match})',
+                "room": room_id,
+                "bound": bound,
+                "limit": limit,
+            },
+        )
+        # bm25() is lower for better matches.
+        return [MessageHit(row[0], row[1], -float(row[2])) for row in rows]
+    tsquery = " | ".join(f"{word}:*" for word in words)
+    rows = await session.execute(
+        text(
+            f"SELECT id, seq, ts_rank_cd({PG_DOCUMENT}, q) AS score "
+            "FROM messages, to_tsquery('simple', :tsquery) AS q "
+            f"WHERE room_id = :room AND seq < :bound AND {PG_DOCUMENT} @@ q "
+            "ORDER BY score DESC, seq DESC LIMIT :limit"
+        ),
+        {"tsquery": tsquery, "room": room_id, "bound": bound, "limit": limit},
+    )
+    return [MessageHit(row[0], row[1], float(row[2])) for row in rows]
