@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,12 +13,15 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.chat.pipeline import Draft, ShortCircuit, Turn, Writer
+from eko.chat.streaming import LiveReplies, LiveReply, current_live, reset_live, with_live
 from eko.config import Settings
-from eko.events.payloads import message_created
+from eko.events.payloads import message_created, message_updated
 from eko.events.types import EventBus
 from eko.jobs.after_reply import AfterReplyJobs
 from eko.jobs.queue import JobQueue
 from eko.llm.deadline import message_deadline
+from eko.lobby.mentions import is_mentioned, persona_name
+from eko.store import message_versions as version_repo
 from eko.store import messages as message_repo
 from eko.store.db import Database
 from eko.store.locks import KeyedLocks
@@ -85,14 +87,14 @@ class ChatService:
         self._jobs = jobs
         # message.created for every stored message (live clients of /v1/events).
         self._events = events
-        name = re.escape(settings.assistant_name)
-        self._mention = re.compile(rf"(?<![\w@])@?{name}\b", re.IGNORECASE)
         # One lock per user message being answered in this process.
         self._answering = KeyedLocks()
         # Messages being stored and answered, by dedupe key (duplicates of one message count
         # once): the admission limit, and the work shutdown waits for.
         self._inflight: dict[str, int] = {}
         self._work: set[asyncio.Task[Any]] = set()
+        # Replies being streamed, by user message (eko/chat/streaming.py).
+        self.live = LiveReplies(events)
 
     def validate(self, content: str) -> str:
         text = content.strip()
@@ -110,6 +112,7 @@ class ChatService:
         content: str,
         client_message_id: str | None = None,
         respond: bool = True,
+        live: LiveReply | None = None,
     ) -> Exchange:
         """Validate, store the user message (counted against the quota), then answer it
         (unless respond=False: the client asks for the answer later, POST /v1/chat/message).
@@ -119,6 +122,7 @@ class ChatService:
         Once the message is accepted, storing and answering it run to the end even if the
         caller goes away (the HTTP client disconnects): an acknowledged message is answered.
         Raises Overloaded, with nothing stored, past `chat_max_inflight` messages in flight.
+        With `live`, the reply is streamed into it (see eko/chat/streaming.py).
         """
         text = self.validate(content)
         token = client_message_id or uuid.uuid4().hex
@@ -126,10 +130,14 @@ class ChatService:
         if dedupe_key not in self._inflight and len(self._inflight) >= self._max_inflight:
             raise Overloaded(retry_after_s=2)
         self._inflight[dedupe_key] = self._inflight.get(dedupe_key, 0) + 1
-        task = asyncio.create_task(
-            self._post(user=user, room=room, text=text, dedupe_key=dedupe_key, respond=respond),
-            name=f"post:{dedupe_key}",
-        )
+        token = with_live(live)  # the task's context carries it to the writer
+        try:
+            task = asyncio.create_task(
+                self._post(user=user, room=room, text=text, dedupe_key=dedupe_key, respond=respond),
+                name=f"post:{dedupe_key}",
+            )
+        finally:
+            reset_live(token)
         self._track(task)
         task.add_done_callback(lambda _t: self._leave(dedupe_key))
         # shield: a cancelled request (client gone) leaves the task running to the end.
@@ -174,18 +182,26 @@ class ChatService:
             raise IdempotencyConflict(
                 "this idempotency key was already used for a different message"
             )
+        live = current_live()
+        if live is not None:
+            self.live.adopt(user_message, live)
         assistant_message = None
-        if respond and self.should_answer(room, text):
-            assistant_message = await self._answer_locked(
-                Turn(user=user, room=room, user_message=user_message)
-            )
+        try:
+            if respond and self.should_answer(room, text):
+                assistant_message = await self._answer_locked(
+                    Turn(user=user, room=room, user_message=user_message)
+                )
+        finally:
+            if live is not None:
+                self.live.discard(user_message.id, live)
         return Exchange(user_message, assistant_message, created)
 
     def should_answer(self, room: Room, text: str) -> bool:
         """A direct room always gets an answer; the lobby only when the assistant is named."""
         if room.kind == "direct":
             return True
-        return bool(self._mention.search(text))
+        # eko/lobby/mentions.py: word-bounded, accent-insensitive, the lobby's persona name.
+        return is_mentioned(text, persona_name(room, self._settings))
 
     async def answer(self, turn: Turn) -> Message:
         """Store (once) and return the assistant's answer to a stored user message.
@@ -215,6 +231,9 @@ class ChatService:
         # their fallbacks): a hung provider cannot hold a person longer than this.
         with message_deadline(self._settings.chat_message_deadline_s):
             draft = await self._draft(turn)
+        live = current_live()
+        if live is not None and live.target is live:
+            live.annotate(draft)
         reply, created = await message_repo.append_message(
             self._database,
             room_id=turn.room.id,
@@ -232,6 +251,47 @@ class ChatService:
             await self._enqueue_after_reply(turn, reply)
         return reply
 
+    async def regenerate(
+        self, turn: Turn, reply: Message, *, live: LiveReply | None = None
+    ) -> Message:
+        """A new version of `reply` (the answer to `turn`'s user message), the old one kept
+        (eko/store/message_versions.py). The memory guard is not asked: the user rejected
+        an answer, maybe a cached one. Runs to the end even if the caller goes away."""
+        token = with_live(live)
+        try:
+            task = asyncio.create_task(self._regenerate(turn, reply), name=f"regen:{reply.id}")
+        finally:
+            reset_live(token)
+        self._track(task)
+        return await asyncio.shield(task)
+
+    async def _regenerate(self, turn: Turn, reply: Message) -> Message:
+        live = current_live()
+        if live is not None:
+            self.live.adopt(turn.user_message, live)
+        try:
+            async with self._answering.hold(turn.user_message.id):
+                with message_deadline(self._settings.chat_message_deadline_s):
+                    draft = await self._draft(turn, skip=("memory_guard",))
+                if live is not None and live.target is live:
+                    live.annotate(draft)
+                updated = await version_repo.replace_with_new_version(
+                    self._database,
+                    message_id=reply.id,
+                    content=draft.content,
+                    type=draft.type,
+                    meta=draft.meta,
+                    reasoning=draft.reasoning,
+                    tool_calls=draft.tool_calls,
+                )
+        finally:
+            if live is not None:
+                self.live.discard(turn.user_message.id, live)
+        if self._events is not None:
+            await self._events.publish(message_updated(updated))
+        await self._enqueue_after_reply(turn, updated)
+        return updated
+
     async def _publish(self, message: Message) -> None:
         if self._events is not None:
             await self._events.publish(message_created(message))
@@ -244,8 +304,10 @@ class ChatService:
         except Exception:  # the answer is stored: a lost memory update must not fail it
             log.exception("chat.after_reply.enqueue_failed", reply_id=reply.id)
 
-    async def _draft(self, turn: Turn) -> Draft:
+    async def _draft(self, turn: Turn, *, skip: Sequence[str] = ()) -> Draft:
         for stage in self.short_circuits:
+            if stage.name in skip:
+                continue
             draft = await stage.respond(turn)
             if draft is not None:
                 draft.meta.setdefault("answered_by", stage.name)

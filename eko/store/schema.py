@@ -10,8 +10,10 @@ from eko.store import (
     chat_models,  # chat engine: facts, agents, services, docs
     guard_models,  # memory guard
     jobs_models,  # background jobs (in-process runner)
+    lobby_models,  # lobby: reflections, their stats, activity summaries
     memory_models,  # memory: items, summaries, topics
     models,
+    version_models,  # earlier versions of regenerated replies
 )
 from eko.store.models import Base
 
@@ -22,7 +24,9 @@ __all__ = [
     "chat_models",
     "guard_models",
     "jobs_models",
+    "lobby_models",
     "memory_models",
     "metadata",
     "models",
+    "version_models",
 ]

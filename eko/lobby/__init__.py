@@ -1,0 +1,1 @@
+"""The lobby: mentions, activity summaries, reflection (the assistant speaking up on its own)."""

@@ -1,0 +1,38 @@
+"""In a lobby the assistant answers only when its persona's name is mentioned."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from eko.llm.providers import FunctionModel
+
+pytestmark = pytest.mark.parametrize("backend", ["sqlite"])
+
+
+async def test_a_mention_gets_an_answer_and_a_non_mention_does_not(
+    backend: str, make_harness: Any
+) -> None:
+    async with make_harness(providers=[FunctionModel.constant("Salut !")]) as h:
+        _, headers = await h.user("marie")
+        lobby = (await h.client.post("/v1/rooms", json={"kind": "lobby"}, headers=headers)).json()
+        url = f"/v1/rooms/{lobby['id']}/messages"
+        said: dict[str, Any] = {}
+        for text in (
+            "l'ekologie du projet",
+            "voir https://eko.example.com",
+            "écris à eko@example.com",
+            "un eko-système",
+            "Éko, tu es là ?",
+            "@eko une question",
+        ):
+            response = await h.client.post(url, json={"content": text}, headers=headers)
+            assert response.status_code in (200, 201), response.text
+            said[text] = response.json().get("assistant_message")
+    assert said["l'ekologie du projet"] is None
+    assert said["voir https://eko.example.com"] is None
+    assert said["écris à eko@example.com"] is None
+    assert said["un eko-système"] is None
+    assert said["Éko, tu es là ?"] is not None
+    assert said["@eko une question"] is not None
