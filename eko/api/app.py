@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,7 +18,20 @@ from eko.api.docs_assets import install_docs
 from eko.api.middleware import BodyLimitMiddleware, NulInUrlMiddleware, RequestIdMiddleware
 from eko.api.overload import install_overload_handlers
 from eko.api.problems import install_problem_handlers
-from eko.api.routers import chat_engine, events, guard, health, jobs, memory, rooms, users
+from eko.api.routers import (
+    chat_engine,
+    chat_simple,
+    events,
+    guard,
+    health,
+    jobs,
+    memory,
+    openai_compat,
+    reflection,
+    replies,
+    rooms,
+    users,
+)
 from eko.api.security_headers import SecurityHeadersMiddleware
 from eko.config import Settings
 from eko.store.migrate import upgrade
@@ -43,10 +58,21 @@ def create_app(
         health_monitor = app.state.services.db_health
         await health_monitor.refresh()
         health_monitor.start()
+        # Loads the local model and reads the instructions every reply starts with, at
+        # background priority: the first person does not pay for them.
+        warming = (
+            asyncio.create_task(app.state.services.warm_up(), name="eko.warm-up")
+            if owned and settings.local_warm_up
+            else None
+        )
         log.info("eko.started", version=__version__, database=app.state.services.database.dialect)
         try:
             yield
         finally:
+            if warming is not None and not warming.done():
+                warming.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await warming
             await health_monitor.aclose()
             if owned:
                 await app.state.services.aclose()
@@ -62,11 +88,15 @@ def create_app(
     app.include_router(health.router)
     app.include_router(users.router)
     app.include_router(rooms.router)
+    app.include_router(replies.router)
+    app.include_router(openai_compat.router)
     app.include_router(guard.router)
     app.include_router(memory.router)
     app.include_router(chat_engine.router)
+    app.include_router(chat_simple.router)  # POST /v1/chat (eko/chain/)
     app.include_router(events.router)
     app.include_router(jobs.router)
+    app.include_router(reflection.router)
     install_docs(app)  # before /static: it mounts /static/docs
     app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
 

@@ -31,6 +31,10 @@ _SUITES = {
         "eko.bench.bench_pipeline",
         "chat pipeline overhead per message (10k history, 1k docs chunks), SQLite and PostgreSQL",
     ),
+    "chain": (
+        "eko.bench.bench_chain",
+        "reflexive chain vs a 15-turn single loop: turns, model calls, reply (scripted models)",
+    ),
 }
 _LOAD_BACKENDS = {"sqlite": ("sqlite",), "postgres": ("postgres",), "both": ("sqlite", "postgres")}
 _GUARD_BACKENDS = ("sqlite", "postgres")
@@ -160,6 +164,29 @@ def reply(
         compare_cache=compare_cache,
         long_message=long_message,
     )
+
+
+@app.command("proactive")
+def proactive(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Labelled lobby situations, JSON lines (default: the packaged set).",
+            dir_okay=False,
+            exists=True,
+        ),
+    ] = None,
+    days: Annotated[int, typer.Option(min=0, max=30, help="Scripted lobby days.")] = 3,
+    model: Annotated[
+        str, typer.Option(help="scripted, local (the configured model) or both.")
+    ] = "scripted",
+    limit: Annotated[int | None, typer.Option(min=1, help="Situations to run.")] = None,
+) -> None:
+    """lobby reflection: calls/day vs budget, rate limits; message-vs-pass precision/recall"""
+    if model not in ("scripted", "local", "both"):
+        fail(f"unknown model {model!r}", fix="one of: scripted, local, both")
+    _run_suite("eko.bench.bench_proactive", data=data, days=days, model=model, limit=limit)
 
 
 @app.command("context")

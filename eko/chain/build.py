@@ -1,0 +1,135 @@
+"""Assembles the chain from the shared services (called by eko.wiring)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from eko.chain.classify import CATEGORIES, KEYWORDS, ComplexityRules
+from eko.chain.native_tools import NativeToolsProvider, openai_tools
+from eko.chain.runner import ChainRunner, Stage
+from eko.chain.tools import ToolRegistry, build_tools
+from eko.chain.writer import ChainWriter
+from eko.chat.docs.service import DocsService
+from eko.chat.pipeline import Writer
+from eko.chat.websearch.base import WebSearchProvider
+from eko.config import Settings
+from eko.llm.providers.openai_compat import OpenAICompatProvider
+from eko.llm.runtime import LLMRuntime
+from eko.llm.types import CallRecorder, Provider
+from eko.memory.service import Memory
+from eko.prompts.library import PromptLibrary
+from eko.store.db import Database
+from eko.store.llm_calls import DatabaseCallRecorder
+
+# node, prompt file, settings field of its budget
+STAGES = (
+    ("OL1", "research", "chain_budget_ol1"),
+    ("M1", "analysis", "chain_budget_m1"),
+    ("M2", "review", "chain_budget_m2"),
+)
+
+
+def complexity_rules(settings: Settings) -> ComplexityRules:
+    return ComplexityRules(
+        short_chars=settings.chain_short_chars,
+        long_chars=settings.chain_long_chars,
+        keywords=KEYWORDS + tuple(settings.chain_extra_keywords),
+        categories=CATEGORIES + tuple(settings.chain_extra_categories),
+    )
+
+
+def stage_providers(settings: Settings, providers: Sequence[Provider], node: str) -> list[Provider]:
+    """The stage's provider by name (`chain_stage_providers`), else every provider in order."""
+    wanted = settings.chain_stage_providers.get(node)
+    if wanted is None:
+        return list(providers)
+    chosen = [provider for provider in providers if provider.name == wanted]
+    if not chosen:
+        names = ", ".join(provider.name for provider in providers)
+        raise ValueError(f"chain stage {node}: no provider named {wanted!r} (have: {names})")
+    return chosen
+
+
+def build_chain(
+    *,
+    settings: Settings,
+    providers: Sequence[Provider],
+    prompts: PromptLibrary,
+    recorder: CallRecorder | None = None,
+    memory: Memory | None = None,
+    docs: DocsService | None = None,
+    web: WebSearchProvider | None = None,
+    tools: ToolRegistry | None = None,
+) -> ChainRunner:
+    if tools is None:
+        tools = build_tools(
+            items=memory.items if memory is not None else None,
+            summaries=memory.summary_reader if memory is not None else None,
+            docs=docs,
+            web=web,
+            web_max_results=settings.web_search_max_results,
+            workspace=settings.chain_workspace,
+        )
+    native = openai_tools(tools) if settings.chain_native_tools and tools.names else ()
+    stages = []
+    for node, prompt, budget_field in STAGES:
+        chosen: list[Provider] = [
+            NativeToolsProvider(provider, native)
+            if native and isinstance(provider, OpenAICompatProvider)
+            else provider
+            for provider in stage_providers(settings, providers, node)
+        ]
+        runtime = LLMRuntime(
+            chosen,
+            recorder,
+            debug_dump_prompts=settings.debug_dump_prompts,
+            default_max_tokens=settings.chain_max_tokens,
+            default_temperature=settings.llm_temperature,
+            assistant_name=settings.assistant_name,
+            breaker_failures=settings.llm_breaker_failures,
+            breaker_cooldown_s=settings.llm_breaker_cooldown_s,
+        )
+        stages.append(
+            Stage(
+                node=node,
+                prompt=prompt,
+                budget=int(getattr(settings, budget_field)),
+                runtime=runtime,
+                timeout_s=settings.chain_stage_timeout_s,
+                max_tokens=settings.chain_max_tokens,
+            )
+        )
+    return ChainRunner(
+        stages=stages, tools=tools, prompts=prompts, global_cap=settings.chain_global_cap
+    )
+
+
+def build_chain_writer(
+    *,
+    settings: Settings,
+    inner: Writer,
+    database: Database,
+    providers: Sequence[Provider],
+    prompts: PromptLibrary,
+    memory: Memory | None = None,
+    docs: DocsService | None = None,
+    web: WebSearchProvider | None = None,
+) -> ChainWriter:
+    """The chat's writer: reflexive messages through the chain, simple ones to `inner`."""
+    runner = build_chain(
+        settings=settings,
+        providers=providers,
+        prompts=prompts,
+        recorder=DatabaseCallRecorder(database),
+        memory=memory,
+        docs=docs,
+        web=web,
+    )
+    return ChainWriter(
+        inner=inner,
+        runner=runner,
+        database=database,
+        rules=complexity_rules(settings),
+        max_answer_chars=settings.chat_max_answer_chars,
+        enabled=settings.chain_on,
+    )

@@ -1,0 +1,107 @@
+"""ChainWriter: the chat's writer that sends reflexive messages through the chain.
+
+Every message is classified (eko/chain/classify.py). A simple one goes to the inner writer
+(the chat engine) as before; a reflexive one is answered by the chain. A chain that returns no
+reply (every stage offline or empty) or breaks falls back to the inner writer, so a message is
+always answered. The classification, and for a reflexive message the seed's response shape
+`{reply, mode, turns, chain, tools_used}`, are stored in the assistant message's metadata:
+`meta["complexity"]` and `meta["chain"]`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+
+from eko.chain.classify import ComplexityRules, classify
+from eko.chain.runner import ChainRunner
+from eko.chain.tools.registry import ToolContext
+from eko.chat.engine.writer import compose_answer
+from eko.chat.pipeline import Draft, Turn, Writer
+from eko.llm.types import ChatMessage
+from eko.store import messages as message_repo
+from eko.store.db import Database
+
+log = structlog.get_logger("eko.chain")
+
+HISTORY_MESSAGES = 4
+HISTORY_MESSAGE_CHARS = 500
+_MEMORY_TOOLS = frozenset({"search_memories", "search_summaries", "remember_fact"})
+
+
+class ChainWriter:
+    def __init__(
+        self,
+        *,
+        inner: Writer,
+        runner: ChainRunner,
+        database: Database,
+        rules: ComplexityRules | None = None,
+        max_answer_chars: int = 4000,
+        enabled: bool = True,
+    ) -> None:
+        self.inner = inner
+        self.runner = runner
+        self._database = database
+        self.rules = rules or ComplexityRules()
+        self._max_answer_chars = max_answer_chars
+        self.enabled = enabled
+
+    async def write(self, turn: Turn) -> Draft:
+        verdict = classify(turn.user_message.content, None, self.rules)
+        complexity = {"mode": verdict.mode, "rule": verdict.rule}
+        if not self.enabled or verdict.mode == "simple":
+            draft = await self.inner.write(turn)
+            draft.meta["complexity"] = complexity
+            return draft
+        chain_meta: dict[str, Any] | None = None
+        try:
+            result = await self.runner.run(
+                turn.user_message.content,
+                ToolContext(user=turn.user, room=turn.room, message_id=turn.user_message.id),
+                history=await self._history(turn),
+                room_id=turn.room.id,
+            )
+            chain_meta = result.to_meta()
+            content, flags = compose_answer(
+                result.reply or "", web=None, max_chars=self._max_answer_chars
+            )
+            if content:
+                chain_meta["reply"] = content
+                used = {tool["name"] for tool in chain_meta["tools_used"]}
+                return Draft(
+                    content=content,
+                    meta={
+                        "intent": None,
+                        "mode": "reflexive",
+                        "personal_context": bool(used & _MEMORY_TOOLS),
+                        "flags": flags,
+                        "complexity": complexity,
+                        "chain": chain_meta,
+                    },
+                )
+            log.warning("chain.no_reply", message_id=turn.user_message.id)
+        except Exception:
+            log.exception("chain.failed", message_id=turn.user_message.id)
+        draft = await self.inner.write(turn)
+        draft.meta["complexity"] = {**complexity, "chain_fallback": True}
+        if chain_meta is not None:
+            draft.meta["chain"] = chain_meta
+        return draft
+
+    async def _history(self, turn: Turn) -> list[ChatMessage]:
+        """The last few messages before this one, for the stages' context."""
+        async with self._database.session() as session:
+            rows = await message_repo.recent_messages(
+                session,
+                room_id=turn.room.id,
+                limit=HISTORY_MESSAGES + 1,
+                up_to_seq=turn.user_message.seq,
+            )
+        history = [
+            ChatMessage(row.role, row.content[:HISTORY_MESSAGE_CHARS])  # type: ignore[arg-type]
+            for row in rows
+            if row.id != turn.user_message.id and row.role in ("user", "assistant")
+        ]
+        return history[-HISTORY_MESSAGES:]

@@ -1,0 +1,150 @@
+"""POST /v1/chat: a reflexive message goes through the chain, a simple one does not; the
+seed's shape comes back, is stored in the message's metadata, and every stage is in llm_calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from eko.llm.errors import ProviderUnavailable
+from eko.llm.providers import FunctionModel
+from eko.llm.types import ProviderRequest
+from eko.store.models import LLMCall
+from tests.chat.helpers import engine_model, known_user
+
+PROBLEM = "application/problem+json"
+
+
+def chain_and_engine_model() -> FunctionModel:
+    """OL1 looks in memory then reports; M1 drafts; M2 answers; the engine as usual."""
+    engine = engine_model(writer="Réponse simple.")
+
+    def answer(request: ProviderRequest) -> Any:
+        system = request.messages[0].content
+        last = request.messages[-1].content
+        if system.startswith("You are OL1"):
+            if last.startswith("RESULT") or last.startswith("ERROR"):
+                return "Facts: nothing remembered about cats."
+            return '[TOOL:search_memories:{"query": "chat"}]'
+        if system.startswith("You are M1"):
+            return "Draft: a cat needs food and care."
+        if system.startswith("You are M2"):
+            return "Un chat a besoin de nourriture et d'attention."
+        return engine._function(request)
+
+    return FunctionModel(answer, name="scripted", model="scripted")
+
+
+async def test_a_reflexive_message_is_answered_by_the_chain(make_harness: Any) -> None:
+    async with make_harness(providers=[chain_and_engine_model()], chain_enabled=True) as h:
+        _, headers, room_id = await known_user(h)
+        response = await h.client.post(
+            "/v1/chat",
+            json={"message": "Analyse ce dont un chat a besoin", "room_id": room_id},
+            headers=headers,
+        )
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["mode"] == "reflexive" and body["rule"] == "keyword:analyse"
+        assert body["reply"] == "Un chat a besoin de nourriture et d'attention."
+        assert [stage["node"] for stage in body["chain"]] == ["OL1", "M1", "M2"]
+        assert [stage["turns"] for stage in body["chain"]] == [2, 1, 1]
+        assert body["turns"] == 4
+        assert body["tools_used"] == [
+            {"name": "search_memories", "args": {"query": "chat"}, "result": [], "error": None}
+        ]
+        stored = await h.client.get(f"/v1/rooms/{room_id}/messages", headers=headers)
+        reply = stored.json()["items"][-1]
+        assert reply["metadata"]["chain"]["turns"] == 4
+        assert reply["metadata"]["complexity"] == {"mode": "reflexive", "rule": "keyword:analyse"}
+        async with h.services.database.session() as session:
+            purposes = (
+                (
+                    await session.execute(
+                        select(LLMCall.purpose).where(LLMCall.message_id == body["user_message_id"])
+                    )
+                )
+                .scalars()
+                .all()
+            )
+        assert sorted(purposes) == ["chain.M1", "chain.M2", "chain.OL1", "chain.OL1"]
+
+
+async def test_a_simple_message_keeps_todays_path(make_harness: Any) -> None:
+    async with make_harness(providers=[chain_and_engine_model()], chain_enabled=True) as h:
+        _, headers, room_id = await known_user(h)
+        response = await h.client.post(
+            "/v1/chat", json={"message": "Salut !", "room_id": room_id}, headers=headers
+        )
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert (body["mode"], body["rule"], body["turns"]) == ("simple", "short", 1)
+        assert body["chain"] == [] and body["tools_used"] == []
+        assert body["reply"] == "Réponse simple."
+
+
+async def test_the_default_room_is_the_callers_direct_room(make_harness: Any) -> None:
+    async with make_harness(providers=[chain_and_engine_model()], chain_enabled=True) as h:
+        _, headers = await h.user("solo")
+        first = await h.client.post("/v1/chat", json={"message": "Salut"}, headers=headers)
+        second = await h.client.post("/v1/chat", json={"message": "Re"}, headers=headers)
+        assert first.status_code == second.status_code == 200, first.text
+        assert first.json()["room_id"] == second.json()["room_id"]
+        room = await h.client.get(f"/v1/rooms/{first.json()['room_id']}", headers=headers)
+        assert room.json()["kind"] == "direct"
+
+
+async def test_errors_are_problems(make_harness: Any) -> None:
+    async with make_harness(providers=[chain_and_engine_model()], chain_enabled=True) as h:
+        _, headers = await h.user("bad")
+        cases = [
+            ({"message": "x", "room_id": "nope"}, 404),
+            ({"message": "   "}, 422),
+            ({"message": "x", "extra": 1}, 422),
+            ({}, 422),
+            ({"message": "x" * 9000}, 413),
+        ]
+        for payload, status in cases:
+            response = await h.client.post("/v1/chat", json=payload, headers=headers)
+            assert response.status_code == status, (payload, response.text)
+            assert response.headers["content-type"].startswith(PROBLEM)
+        unauthenticated = await h.client.post("/v1/chat", json={"message": "x"})
+        assert unauthenticated.status_code == 401
+
+
+def offline_chain_model() -> FunctionModel:
+    """Every chain stage's model is down; the engine answers."""
+    engine = engine_model(writer="Réponse du chemin simple.")
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.messages[0].content.startswith(("You are OL1", "You are M1", "You are M2")):
+            raise ProviderUnavailable("scripted", "connection refused")
+        return engine._function(request)
+
+    return FunctionModel(answer, name="scripted", model="scripted")
+
+
+async def test_a_chain_without_reply_falls_back_to_the_simple_path(make_harness: Any) -> None:
+    async with make_harness(providers=[offline_chain_model()], chain_enabled=True) as h:
+        _, headers, room_id = await known_user(h)
+        response = await h.client.post(
+            "/v1/chat",
+            json={"message": "Compare Python et Go", "room_id": room_id},
+            headers=headers,
+        )
+        body = response.json()
+        assert (body["mode"], body["reply"]) == ("simple", "Réponse du chemin simple.")
+        stored = await h.client.get(f"/v1/rooms/{room_id}/messages", headers=headers)
+        meta = stored.json()["items"][-1]["metadata"]
+        assert meta["complexity"]["chain_fallback"] is True
+        assert [s["node"] for s in meta["chain"]["skipped"]] == ["OL1", "M1", "M2"]
+
+
+async def test_the_chain_can_be_turned_off(make_harness: Any) -> None:
+    async with make_harness(providers=[chain_and_engine_model()], chain_enabled=False) as h:
+        _, headers, room_id = await known_user(h)
+        response = await h.client.post(
+            "/v1/chat", json={"message": "Analyse mes ventes", "room_id": room_id}, headers=headers
+        )
+        assert (response.json()["mode"], response.json()["reply"]) == ("simple", "Réponse simple.")
