@@ -20,6 +20,13 @@ class ChatIn(BaseModel):
         description="A room of the caller; default: the caller's latest direct room (created "
         "when there is none).",
     )
+    route: InputText | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="The message's category (code, archi, data-analyst, raisonnement, …): a "
+        "reflexive category sends it through the chain, a simple one keeps it simple.",
+    )
 
 
 class ToolUseOut(BaseModel):

@@ -49,7 +49,9 @@ class ChainWriter:
         self.enabled = enabled
 
     async def write(self, turn: Turn) -> Draft:
-        verdict = classify(turn.user_message.content, None, self.rules)
+        # The caller's category, when one came with the message (POST /v1/chat `route`).
+        route = (turn.user_message.meta or {}).get("route")
+        verdict = classify(turn.user_message.content, route, self.rules)
         complexity = {"mode": verdict.mode, "rule": verdict.rule}
         if not self.enabled or verdict.mode == "simple":
             draft = await self.inner.write(turn)

@@ -113,6 +113,7 @@ class ChatService:
         client_message_id: str | None = None,
         respond: bool = True,
         live: LiveReply | None = None,
+        route: str | None = None,
     ) -> Exchange:
         """Validate, store the user message (counted against the quota), then answer it
         (unless respond=False: the client asks for the answer later, POST /v1/chat/message).
@@ -122,7 +123,9 @@ class ChatService:
         Once the message is accepted, storing and answering it run to the end even if the
         caller goes away (the HTTP client disconnects): an acknowledged message is answered.
         Raises Overloaded, with nothing stored, past `chat_max_inflight` messages in flight.
-        With `live`, the reply is streamed into it (see eko/chat/streaming.py).
+        With `live`, the reply is streamed into it (see eko/chat/streaming.py). `route`: the
+        caller's category for the message (code, archi, …), kept with it for the classifier
+        of the reflexive chain (eko/chain/classify.py).
         """
         text = self.validate(content)
         token = client_message_id or uuid.uuid4().hex
@@ -133,7 +136,14 @@ class ChatService:
         token = with_live(live)  # the task's context carries it to the writer
         try:
             task = asyncio.create_task(
-                self._post(user=user, room=room, text=text, dedupe_key=dedupe_key, respond=respond),
+                self._post(
+                    user=user,
+                    room=room,
+                    text=text,
+                    dedupe_key=dedupe_key,
+                    respond=respond,
+                    route=route,
+                ),
                 name=f"post:{dedupe_key}",
             )
         finally:
@@ -161,7 +171,14 @@ class ChatService:
             await asyncio.gather(*list(self._work), return_exceptions=True)
 
     async def _post(
-        self, *, user: User, room: Room, text: str, dedupe_key: str, respond: bool
+        self,
+        *,
+        user: User,
+        room: Room,
+        text: str,
+        dedupe_key: str,
+        respond: bool,
+        route: str | None = None,
     ) -> Exchange:
         fingerprint = content_fingerprint(text)
         user_message, created = await message_repo.append_message(
@@ -171,7 +188,7 @@ class ChatService:
             content=text,
             sender_id=user.id,
             dedupe_key=dedupe_key,
-            meta={"content_sha256": fingerprint},
+            meta={"content_sha256": fingerprint, **({"route": route} if route else {})},
             in_same_transaction=_count_quota,
         )
         if created:

@@ -148,3 +148,23 @@ async def test_the_chain_can_be_turned_off(make_harness: Any) -> None:
             "/v1/chat", json={"message": "Analyse mes ventes", "room_id": room_id}, headers=headers
         )
         assert (response.json()["mode"], response.json()["reply"]) == ("simple", "Réponse simple.")
+
+
+async def test_the_callers_route_decides_by_category(make_harness: Any) -> None:
+    async with make_harness(providers=[chain_and_engine_model()], chain_enabled=True) as h:
+        _, headers, room_id = await known_user(h)
+        # Short enough to be simple on its own: the category makes it reflexive...
+        reflexive = await h.client.post(
+            "/v1/chat",
+            json={"message": "Et ce bug ?", "room_id": room_id, "route": "code"},
+            headers=headers,
+        )
+        # ...and a simple category keeps a keyword-laden message simple.
+        simple = await h.client.post(
+            "/v1/chat",
+            json={"message": "Analyse et compare en détail.", "route": "smalltalk"},
+            headers=headers,
+        )
+    assert reflexive.status_code == 200, reflexive.text
+    assert (reflexive.json()["mode"], reflexive.json()["rule"]) == ("reflexive", "category:code")
+    assert (simple.json()["mode"], simple.json()["rule"]) == ("simple", "route_simple")

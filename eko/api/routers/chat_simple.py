@@ -35,7 +35,7 @@ async def chat(
         else:
             room = await _direct_room(session, user, persona=settings.default_persona)
     try:
-        exchange = await chat.post(user=user, room=room, content=body.message)
+        exchange = await chat.post(user=user, room=room, content=body.message, route=body.route)
     except MessageTooLong as exc:
         raise Problem(
             413,
