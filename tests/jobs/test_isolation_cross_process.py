@@ -33,6 +33,7 @@ from sqlalchemy import func, select, text
 from eko.bench.load.schema_instance import minimal_instance
 from eko.store.db import Database
 from eko.store.memory_models import MemoryItem, Summary
+from eko.store.models import RoomMember
 from tests.jobs.conftest import empty_procrastinate
 from tests.jobs.test_cross_process import cluster, new_room, pro_user
 
@@ -119,6 +120,14 @@ async def count_rows(database: Database, model: Any, *where: Any) -> int:
                 await session.execute(select(func.count()).select_from(model).where(*where))
             ).scalar_one()
         )
+
+
+async def rooms_of(database: Database, user_id: int) -> set[str]:
+    async with database.session() as session:
+        rows = await session.execute(
+            select(RoomMember.room_id).where(RoomMember.user_id == user_id)
+        )
+        return {str(room_id) for room_id in rows.scalars()}
 
 
 def operations(openapi: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -305,7 +314,11 @@ async def test_user_b_never_reaches_user_a_across_processes(pg: Database, tmp_pa
     assert jobs.get("failed", 0) == 0, jobs
     # B's stream: B's own events only.
     assert b_events, "B's stream received nothing, not even B's own messages"
-    assert all(e.get("room_id") in (None, b_room) for e in b_events), b_events
+    # (B's probes of routes that take no room — POST /v1/chat, /v1/chat/completions — create
+    # and use rooms of B's own: their events are B's too. None of them is A's.)
+    b_rooms = await rooms_of(pg, bob.id)
+    assert b_room in b_rooms and a_room not in b_rooms
+    assert all(e.get("room_id") in (None, *b_rooms) for e in b_events), b_events
     assert not any(a_text in json.dumps(b_events) for a_text in A_TEXTS)
     # B's answer was not A's cached one, and holds none of A's data.
     assert SECRET not in b_question.text
