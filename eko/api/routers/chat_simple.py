@@ -12,7 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.api.chain_schemas import ChatIn, ChatOut
 from eko.api.deps import ChatDep, CurrentUser, DatabaseDep, SettingsDep, room_for_user
-from eko.api.problems import Problem, problem_responses
+from eko.api.message_problems import content_problem
+from eko.api.problems import problem_responses
 from eko.chat.service import EmptyMessage, MessageTooLong
 from eko.store import rooms as room_repo
 from eko.store.models import Room, User
@@ -36,17 +37,8 @@ async def chat(
             room = await _direct_room(session, user, persona=settings.default_persona)
     try:
         exchange = await chat.post(user=user, room=room, content=body.message, route=body.route)
-    except MessageTooLong as exc:
-        raise Problem(
-            413,
-            "message-too-long",
-            "Message too long",
-            str(exc),
-            limit=exc.limit,
-            length=exc.length,
-        ) from exc
-    except EmptyMessage as exc:
-        raise Problem(422, "empty-message", "Empty message", str(exc)) from exc
+    except (MessageTooLong, EmptyMessage) as exc:
+        raise content_problem(exc) from exc
     return ChatOut.of(exchange.user_message, exchange.assistant_message)
 
 

@@ -20,6 +20,7 @@ from eko.api.deps import (
     SettingsDep,
     room_for_user,
 )
+from eko.api.message_problems import content_problem
 from eko.api.problems import Problem, problem_responses
 from eko.api.schemas import (
     MAX_QUERY_INT,
@@ -164,17 +165,8 @@ async def post_message(
             client_message_id=idempotency_key or body.client_message_id,
             respond=respond,
         )
-    except MessageTooLong as exc:
-        raise Problem(
-            413,
-            "message-too-long",
-            "Message too long",
-            str(exc),
-            limit=exc.limit,
-            length=exc.length,
-        ) from exc
-    except EmptyMessage as exc:
-        raise Problem(422, "empty-message", "Empty message", str(exc)) from exc
+    except (MessageTooLong, EmptyMessage) as exc:
+        raise content_problem(exc) from exc
     except IdempotencyConflict as exc:
         raise Problem(
             422,

@@ -32,14 +32,15 @@ class LocalStreaming:
     _user_label: str
     _loaded: _Loaded | None
 
-    def _worker(self) -> ThreadPoolExecutor:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # defined by LocalLlamaProvider
 
-    def _ensure_loaded(self) -> _Loaded:
-        raise NotImplementedError
+        def _worker(self) -> ThreadPoolExecutor: ...
 
-    def _generate_sync(self, request: ProviderRequest, cancel: CancelFlag) -> ProviderResponse:
-        raise NotImplementedError
+        def _ensure_loaded(self) -> _Loaded: ...
+
+        def _generate_sync(
+            self, request: ProviderRequest, cancel: CancelFlag
+        ) -> ProviderResponse: ...
 
     async def stream(self, request: ProviderRequest) -> AsyncGenerator[StreamItem, None]:
         """One generation handed out as it is produced: display deltas (held back where the
