@@ -32,6 +32,16 @@ async def job_row(database: Database, job_id: int) -> Job:
         return job
 
 
+async def make_due(database: Database, job_id: int) -> None:
+    async with database.session() as session:
+        await session.execute(
+            update(Job)
+            .where(Job.id == job_id)
+            .values(run_at=datetime.now(UTC) - timedelta(seconds=1))
+        )
+        await session.commit()
+
+
 async def test_a_job_persists_and_a_new_runner_resumes_it(
     database: Database, recorder: Recorder
 ) -> None:
@@ -124,7 +134,9 @@ async def test_a_failing_job_is_retried_with_backoff_then_fails_and_can_be_retri
     database: Database, recorder: Recorder
 ) -> None:
     recorder.failures_left = 2
-    registry = registry_with(recorder, max_attempts=2, backoff=Backoff(base_s=0.3, cap_s=60))
+    # A backoff far longer than any test run: the clock is moved by hand, not waited for, so a
+    # slow machine can never make the retry due within the first drain.
+    registry = registry_with(recorder, max_attempts=2, backoff=Backoff(base_s=600, cap_s=3600))
     queue = LocalJobQueue(database, registry, burst_on_enqueue=False)
     job_id = await queue.enqueue("test.record", {"n": 1})
     before = datetime.now(UTC)
@@ -132,11 +144,11 @@ async def test_a_failing_job_is_retried_with_backoff_then_fails_and_can_be_retri
     job = await job_row(database, job_id)
     assert (job.status, job.attempts) == ("queued", 1)
     assert job.last_error == "RuntimeError: boom"
-    assert job.run_at >= before + timedelta(seconds=0.3)  # backoff: not due yet
+    assert job.run_at >= before + timedelta(seconds=600)  # backoff: not due yet
     await queue.drain()
     assert (await job_row(database, job_id)).attempts == 1  # drain does not run it early
 
-    await asyncio.sleep(0.35)
+    await make_due(database, job_id)  # the backoff has passed
     await queue.drain()
     job = await job_row(database, job_id)
     assert (job.status, job.attempts) == ("failed", 2)  # out of attempts
