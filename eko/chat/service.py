@@ -189,7 +189,9 @@ class ChatService:
             sender_id=user.id,
             dedupe_key=dedupe_key,
             meta={"content_sha256": fingerprint, **({"route": route} if route else {})},
-            in_same_transaction=_count_quota,
+            # The free quota counts messages the assistant answers: a lobby message that does
+            # not mention it costs the sender nothing.
+            in_same_transaction=_count_quota if self.should_answer(room, text) else None,
         )
         if created:
             await self._publish(user_message)

@@ -36,3 +36,26 @@ async def test_a_mention_gets_an_answer_and_a_non_mention_does_not(
     assert said["un eko-système"] is None
     assert said["Éko, tu es là ?"] is not None
     assert said["@eko une question"] is not None
+
+
+async def test_a_mention_is_answered_with_the_last_20_lobby_messages(
+    backend: str, make_harness: Any
+) -> None:
+    model = FunctionModel.constant("Oui.")
+    async with make_harness(providers=[model]) as h:
+        _, marie = await h.user("marie")
+        lobby = (await h.client.post("/v1/rooms", json={"kind": "lobby"}, headers=marie)).json()
+        url = f"/v1/rooms/{lobby['id']}/messages"
+        for n in range(1, 25):
+            response = await h.client.post(
+                url, json={"content": f"remarque numéro {n}"}, headers=marie
+            )
+            assert response.status_code in (200, 201), response.text
+        response = await h.client.post(url, json={"content": "Eko, tu suis ?"}, headers=marie)
+        answer = response.json()["assistant_message"]
+        assert answer["type"] != "paywall"  # unanswered lobby messages cost no free quota
+    prompt = "\n".join(message.content for message in model.requests[-1].messages)
+    # The mention is message 25: the 20 messages up to it are 6..25, so 5 is gone and 6 is there.
+    assert "remarque numéro 6" in prompt
+    assert "remarque numéro 24" in prompt
+    assert "remarque numéro 5" not in prompt

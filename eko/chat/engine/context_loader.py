@@ -233,7 +233,11 @@ class ContextLoader:
                 session,
                 room_id=turn.room.id,
                 up_to_seq=turn.user_message.seq,
-                limit=self._settings.recent_turns,
+                limit=(
+                    self._settings.lobby_recent_messages
+                    if turn.room.kind == "lobby"
+                    else self._settings.recent_turns
+                ),
             )
             scopes = await session.execute(
                 select(DocScope.name, DocScope.description).order_by(DocScope.name)
