@@ -17,6 +17,7 @@ from eko.api.app import create_app
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
 from eko.llm.providers import FunctionModel
+from eko.llm.types import Provider
 from eko.store import users as user_repo
 from eko.store.db import Database
 from eko.wiring import Services, build_services
@@ -49,12 +50,14 @@ class Live:
 
 
 @asynccontextmanager
-async def serve(database: Database, **overrides: Any) -> AsyncIterator[Live]:
+async def serve(
+    database: Database, *, providers: list[Provider] | None = None, **overrides: Any
+) -> AsyncIterator[Live]:
     overrides.setdefault("memory_extract_enabled", False)
     settings = Settings(database_url=database.url, _env_file=None, **overrides)
     services = build_services(
         settings,
-        providers=[FunctionModel.constant("Bonjour, je suis Eko.")],
+        providers=providers or [FunctionModel.constant("Bonjour, je suis Eko.")],
         embedder=HashEmbedder(),
         database=database,
     )
