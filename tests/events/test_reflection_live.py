@@ -1,4 +1,4 @@
-"""A reflection's live phases seen by a client of `/v1/events` (Server-Sent Events, real sockets)."""
+"""A reflection's live phases seen by a client of `/v1/events` (SSE, real sockets)."""
 
 from __future__ import annotations
 
