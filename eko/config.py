@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from eko.config_sections import ChainSettings, LobbySettings
+from eko.config_sections import ChainSettings, LobbySettings, RecallSettings
 
 DATABASE_FILE_NAME = "eko.db"
 # The bundled model chosen by `eko bench llm` (same as eko.llm.bundled.DEFAULT_BUNDLED_MODEL,
@@ -62,7 +62,7 @@ class ProviderConfig(BaseModel):
         return self.name or self.kind
 
 
-class Settings(LobbySettings, ChainSettings, BaseSettings):
+class Settings(LobbySettings, ChainSettings, RecallSettings, BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="EKO_",
         env_file=".env",

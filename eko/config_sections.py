@@ -59,3 +59,13 @@ class ChainSettings(BaseModel):
     chain_long_chars: int = Field(default=400, ge=1)
     chain_extra_keywords: list[str] = Field(default_factory=list)
     chain_extra_categories: list[str] = Field(default_factory=list)
+
+
+class RecallSettings(BaseModel):
+    # --- recall over raw turns (eko/memory/turn_recall.py, turn_index.py) ---
+    # Nearest turns by meaning fused with the full-text matches (0: words only). Each user and
+    # assistant message is embedded once (collection "turn"); `eko memory reindex` redoes a room.
+    memory_recall_dense_k: int = Field(default=12, ge=0, le=100)
+    # Unindexed messages a context build embeds before searching (the newest first); older
+    # ones wait for `eko memory reindex`. Bounds the cost of a read after an import.
+    memory_recall_catch_up: int = Field(default=64, ge=0, le=10_000)

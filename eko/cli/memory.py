@@ -1,4 +1,4 @@
-"""`eko memory list|search|delete`, `eko summaries list|search|build`, `eko topics list`.
+"""`eko memory list|search|delete|reindex`, `eko summaries list|search|build`, `eko topics list`.
 
 The terminal is the operator's: it sees every scope (like staff in the API).
 """
@@ -249,6 +249,43 @@ def build_summaries(
     )
     if result.stopped and result.stopped != "limit":
         fail(f"stopped early: {result.stopped}", fix="the next run resumes where this one stopped")
+
+
+@app.command("reindex")
+def reindex_turns(
+    rooms: Annotated[list[str] | None, typer.Argument(help="Room ids.")] = None,
+    all_rooms: Annotated[bool, typer.Option("--all", help="Every room.")] = False,
+) -> None:
+    """Embed every message of these rooms again (the turns recall searches by meaning)."""
+    if not rooms and not all_rooms:
+        fail("name one or more rooms, or --all", fix="eko memory reindex ROOM_ID")
+
+    async def work(services: Services) -> tuple[int, int]:
+        index = services.memory.context.turns
+        async with services.database.session() as session:
+            targets = await index.rooms(session) if all_rooms else list(rooms or [])
+        for room_id in targets:
+            await _check_room(services, room_id)
+        total = 0
+        with Progress(
+            TextColumn("[bold]{task.description}[/]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+        ) as progress:
+            for room_id in targets:
+                task = progress.add_task(room_id, total=None)
+
+                def advance(done: int, of: int, task: Any = task) -> None:
+                    progress.update(task, completed=done, total=of)
+
+                async with services.database.session() as session:
+                    total += await index.reindex(session, room_id=room_id, progress=advance)
+        return len(targets), total
+
+    count, messages = _with_services(work)
+    console.print(f"{messages} messages indexed in {count} room(s)")
 
 
 # --- eko topics ---

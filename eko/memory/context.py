@@ -42,6 +42,7 @@ from eko.memory.scopes import room_key, turn_keys
 from eko.memory.summaries import COLLECTION as SUMMARY_COLLECTION
 from eko.memory.summary_reads import exact_scores
 from eko.memory.topics import Topics
+from eko.memory.turn_index import DenseHit, TurnIndex
 from eko.memory.turn_recall import recall_turns
 from eko.memory.turns import ChatTurn, ConversationTurn, TurnStyle, group_turns, render_turns
 from eko.store.db import Database
@@ -89,8 +90,14 @@ class DualContextBuilder:
         self._items = items
         self._topics = topics
         self._settings = settings
+        self._turns = TurnIndex(vectors=vectors, embedder=embedder)
         self.rag_min_score = rag_min_score(settings, embedder)
         self.item_min_score = item_min_score(settings, embedder)
+
+    @property
+    def turns(self) -> TurnIndex:
+        """The room's messages as vectors (`eko memory reindex` rebuilds them)."""
+        return self._turns
 
     async def build_for_turn(self, turn: ChatTurn) -> DualContext:
         """The context for answering a stored user message (the message itself is the query,
@@ -122,7 +129,11 @@ class DualContextBuilder:
         stats: dict[str, Any] = {}
         recent_part = await self._recent(room.id, before_seq) if recent else EMPTY_RECENT
         vector: np.ndarray | None = None
-        if query.strip() and (settings.rag_max_summaries > 0 or settings.memory_context_max_items):
+        if query.strip() and (
+            settings.rag_max_summaries > 0
+            or settings.memory_context_max_items
+            or (settings.memory_recall_max_chars and settings.memory_recall_dense_k)
+        ):
             try:
                 vector = (await self._embedder.embed([query], kind="query"))[0]
             except EmbeddingError as exc:
@@ -149,6 +160,7 @@ class DualContextBuilder:
             # Older than the recent window, which the context already shows verbatim.
             bound = recent_part.first_seq if recent_part.first_seq is not None else before_seq
             async with self._database.session() as session:
+                dense = await self._dense_turns(session, room.id, vector, bound, stats)
                 recalled = await recall_turns(
                     session,
                     dialect=self._database.dialect,
@@ -157,6 +169,7 @@ class DualContextBuilder:
                     before_seq=bound,
                     max_chars=settings.memory_recall_max_chars,
                     assistant_name=settings.assistant_name,
+                    dense=dense,
                 )
         parts = ContextParts(
             recent=recent_part, summaries=summaries, items=items, recalled=recalled
@@ -174,6 +187,40 @@ class DualContextBuilder:
             chars=len(text),
         )
         return DualContext(text=text, parts=parts, stats=stats)
+
+    # --- turns by meaning ---
+
+    async def _dense_turns(
+        self,
+        session: AsyncSession,
+        room_id: str,
+        vector: np.ndarray | None,
+        before_seq: int | None,
+        stats: dict[str, Any],
+    ) -> list[DenseHit]:
+        settings = self._settings
+        if vector is None or settings.memory_recall_dense_k <= 0:
+            return []
+        try:
+            # Messages stored since the last read (and not yet embedded) are indexed first.
+            if settings.memory_recall_catch_up > 0:
+                indexed = await self._turns.catch_up(
+                    session, room_id=room_id, limit=settings.memory_recall_catch_up
+                )
+                await session.commit()
+                stats["turns_indexed"] = indexed
+            return await self._turns.search(
+                session,
+                room_id=room_id,
+                vector=vector,
+                before_seq=before_seq,
+                k=settings.memory_recall_dense_k,
+            )
+        except EmbeddingError as exc:  # words alone still recall
+            log.warning("memory.turns.embed_failed", room_id=room_id, error=str(exc))
+            stats["turn_index_error"] = str(exc)[:300]
+            await session.rollback()
+            return []
 
     # --- recent window ---
 

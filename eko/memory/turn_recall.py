@@ -1,10 +1,11 @@
-"""Earlier turns of the room that share words with the message: what was actually said.
+"""Earlier turns of the room that match the message: what was actually said.
 
 Summaries compress; a question about a detail ("what did Caroline say she researched?") is
 often answered only by the raw turn. This finds the room's messages that share the message's
-rarer words (the full-text index of eko.store.message_search), older than the recent window
-already in the context, and hands them back with their neighbours (the turn before and after:
-the question and its answer) and their dates, best matches first, within a character budget.
+rarer words (the full-text index of eko.store.message_search) or its meaning (the turn vectors
+of eko.memory.turn_index), fused by reciprocal rank, older than the recent window already in
+the context, and hands them back with their neighbours (the turn before and after: the
+question and its answer) and their dates, best matches first, within a character budget.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from eko.memory.turn_index import DenseHit
 from eko.store.message_search import search_messages
 from eko.store.models import Message, User
 
@@ -23,6 +25,24 @@ from eko.store.models import Message, User
 MESSAGE_CHARS = 400
 # Messages around a hit that come with it (its question before, its answer after).
 NEIGHBOURS = 1
+# The usual constant of reciprocal rank fusion (Cormack et al., 2009): flattens the head.
+RRF_K = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    seq: int
+    rank: float  # the fused score: higher is better
+
+
+def fuse_by_rank(*rankings: Sequence[int], k: int = RRF_K) -> list[Ranked]:
+    """Reciprocal rank fusion of best-first lists of message seqs: Σ 1/(k + rank)."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for position, seq in enumerate(dict.fromkeys(ranking)):
+            scores[seq] = scores.get(seq, 0.0) + 1.0 / (k + position + 1)
+    ordered = sorted(scores.items(), key=lambda item: (-item[1], -item[0]))
+    return [Ranked(seq, score) for seq, score in ordered]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +64,15 @@ async def recall_turns(
     max_chars: int,
     assistant_name: str,
     candidates: int = 12,
+    dense: Sequence[DenseHit] = (),
 ) -> list[RecalledTurn]:
-    """Best matches first, each with its neighbours, until `max_chars` is used."""
+    """Best matches first, each with its neighbours, until `max_chars` is used.
+
+    `dense` are the nearest turns by meaning (eko.memory.turn_index); they are fused with the
+    full-text matches by reciprocal rank, so a turn found both ways comes first."""
     if max_chars <= 0:
         return []
-    hits = await search_messages(
+    words = await search_messages(
         session,
         dialect=dialect,
         room_id=room_id,
@@ -56,6 +80,7 @@ async def recall_turns(
         limit=candidates,
         before_seq=before_seq,
     )
+    hits = fuse_by_rank([hit.seq for hit in words], [hit.seq for hit in dense])
     if not hits:
         return []
     wanted = {

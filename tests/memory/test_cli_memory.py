@@ -121,3 +121,18 @@ def test_summaries_build_list_search_and_topics(cli_env: str) -> None:
     assert topic_search.exit_code == 0 and "Potager" in topic_search.output
     assert "0 new summaries" in again.output
     assert missing.exit_code != 0 and "no room" in missing.output
+
+
+def test_memory_reindex_embeds_every_turn_of_the_named_or_all_rooms(cli_env: str) -> None:
+    room_id = run_isolated(_seed(cli_env))
+
+    one = runner.invoke(app, ["memory", "reindex", room_id])
+    every = runner.invoke(app, ["memory", "reindex", "--all"])
+    nothing = runner.invoke(app, ["memory", "reindex"])
+    unknown = runner.invoke(app, ["memory", "reindex", "no-such-room"])
+
+    assert one.exit_code == 0, one.output
+    assert "20 messages indexed in 1 room(s)" in one.output
+    assert every.exit_code == 0 and "20 messages indexed in 1 room(s)" in every.output
+    assert nothing.exit_code != 0 and "--all" in nothing.output
+    assert unknown.exit_code != 0 and "no room 'no-such-room'" in unknown.output

@@ -148,7 +148,8 @@ async def test_recalled_turns_come_with_their_neighbours_dates_and_budget(
 async def test_the_context_recalls_old_turns_outside_the_recent_window(
     kit_factory: Callable[..., MemoryKit],
 ) -> None:
-    kit = kit_factory(recent_turns=2, memory_recall_max_chars=1500)
+    # Words only here (the turns by meaning: test_turn_index.py).
+    kit = kit_factory(recent_turns=2, memory_recall_max_chars=1500, memory_recall_dense_k=0)
     alice = await kit.user("Alice")
     room = await kit.room(alice)
     await kit.say(room, "My sister Mélanie lives in Besançon now.", user=alice)

@@ -1,0 +1,158 @@
+"""The room's messages as vectors: the dense half of the hybrid recall over raw turns.
+
+Full-text search finds a turn that shares the question's words; a turn that says the same
+thing in other words ("she paints" for "what is her hobby?") needs its meaning. Each user and
+assistant message is embedded once into the vector index (collection "turn", key = room id,
+item = message id). Indexing catches up when the room is read, so a message is never missed
+if a background job is lost; `eko memory reindex` indexes a whole history ahead of time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import and_, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from eko.embed.base import Embedder
+from eko.memory.scopes import room_key
+from eko.store.models import Embedding, Message
+from eko.store.vectors import VectorIndex, VectorItem
+
+COLLECTION = "turn"
+# A turn longer than this is embedded by its head: what a short question can match.
+EMBED_CHARS = 1_000
+BATCH = 64
+
+
+@dataclass(frozen=True, slots=True)
+class DenseHit:
+    seq: int
+    message_id: str
+    score: float
+
+
+class TurnIndex:
+    def __init__(self, *, vectors: VectorIndex, embedder: Embedder) -> None:
+        self._vectors = vectors
+        self._embedder = embedder
+
+    async def catch_up(
+        self, session: AsyncSession, *, room_id: str, limit: int | None = BATCH
+    ) -> int:
+        """Embed the room's newest messages not yet indexed (at most `limit`; None = all).
+        Returns how many were indexed."""
+        missing = await self._unindexed(session, room_id=room_id, limit=limit)
+        return await self._index(session, room_id, missing)
+
+    async def reindex(
+        self,
+        session: AsyncSession,
+        *,
+        room_id: str,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """Embed every message of the room again (a new embedder, a restored database)."""
+        rows = (
+            await session.execute(
+                select(Message)
+                .where(Message.room_id == room_id, Message.role.in_(("user", "assistant")))
+                .order_by(Message.seq)
+            )
+        ).scalars()
+        messages = list(rows)
+        done = 0
+        for start in range(0, len(messages), BATCH):
+            done += await self._index(session, room_id, messages[start : start + BATCH])
+            await session.commit()  # a long history is kept batch by batch, not all or nothing
+            if progress is not None:
+                progress(done, len(messages))
+        return done
+
+    async def rooms(self, session: AsyncSession) -> list[str]:
+        """Every room that has messages, oldest first: what `eko memory reindex --all` walks."""
+        rows = await session.execute(
+            select(Message.room_id).group_by(Message.room_id).order_by(func.min(Message.seq))
+        )
+        return [row[0] for row in rows]
+
+    async def search(
+        self,
+        session: AsyncSession,
+        *,
+        room_id: str,
+        vector: np.ndarray,
+        before_seq: int | None,
+        k: int,
+    ) -> list[DenseHit]:
+        """The k turns nearest to `vector` among the room's messages before `before_seq`."""
+        # Newer turns (the recent window) are already in the context: ask for a few more.
+        hits = await self._vectors.search(
+            session,
+            collection=COLLECTION,
+            model=self._embedder.name,
+            keys=[room_key(room_id)],
+            query=vector,
+            k=k * 2,
+        )
+        if not hits:
+            return []
+        ids = [hit.item_id for hit in hits]
+        rows = await session.execute(
+            select(Message.id, Message.seq)
+            .where(Message.room_id == room_id, Message.id.in_(ids))
+            .limit(len(ids))  # ids are unique: bounded by the hits
+        )
+        seq_of: dict[str, int] = {row[0]: row[1] for row in rows}
+        found = [
+            DenseHit(seq=seq_of[hit.item_id], message_id=hit.item_id, score=hit.score)
+            for hit in hits
+            if hit.item_id in seq_of and (before_seq is None or seq_of[hit.item_id] < before_seq)
+        ]
+        return found[:k]
+
+    async def _unindexed(
+        self, session: AsyncSession, *, room_id: str, limit: int | None
+    ) -> list[Message]:
+        """The room's messages without a vector, among its newest `limit` (None: all) — a
+        bounded look whatever the room's length; older gaps are `eko memory reindex`'s."""
+        newest = select(Message.id).where(
+            Message.room_id == room_id, Message.role.in_(("user", "assistant"))
+        )
+        if limit is not None:
+            newest = newest.order_by(Message.seq.desc()).limit(limit)
+        window = newest.subquery()
+        indexed = and_(
+            Embedding.collection == COLLECTION,
+            Embedding.item_id == Message.id,
+            Embedding.model == self._embedder.name,
+        )
+        query = (
+            select(Message)
+            .join(window, window.c.id == Message.id)
+            .outerjoin(Embedding, indexed)
+            .where(Embedding.id.is_(None))
+        )
+        # At most `limit` rows: sorted here rather than by the database (no temporary sort).
+        return sorted((await session.execute(query)).scalars().all(), key=lambda m: m.seq)
+
+    async def _index(self, session: AsyncSession, room_id: str, messages: Sequence[Message]) -> int:
+        kept = [m for m in messages if m.content.strip()]
+        if not kept:
+            return 0
+        # The embedded text is stored with the vector: `eko db reembed` redoes it from there.
+        texts = [m.content[:EMBED_CHARS] for m in kept]
+        vectors = await self._embedder.embed(texts, kind="passage")
+        await self._vectors.upsert_many(
+            session,
+            collection=COLLECTION,
+            model=self._embedder.name,
+            items=[
+                VectorItem(item_id=m.id, key=room_key(room_id), text=text)
+                for m, text in zip(kept, texts, strict=True)
+            ],
+            vectors=vectors,
+        )
+        return len(kept)
