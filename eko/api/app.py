@@ -29,6 +29,7 @@ from eko.api.routers import (
     openai_compat,
     reflection,
     replies,
+    room_members,
     rooms,
     users,
 )
@@ -97,6 +98,7 @@ def create_app(
     app.include_router(events.router)
     app.include_router(jobs.router)
     app.include_router(reflection.router)
+    app.include_router(room_members.router)
     install_docs(app)  # before /static: it mounts /static/docs
     app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
 

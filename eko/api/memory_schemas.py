@@ -57,6 +57,27 @@ class MemoryItemOut(BaseModel):
         )
 
 
+class SourceTurnOut(BaseModel):
+    """A message an item was learned from, or the reply to it."""
+
+    id: str
+    room_id: str
+    seq: int
+    role: str
+    sender_public_id: str | None
+    content: str
+    created_at: datetime
+
+
+class MemoryItemSources(BaseModel):
+    item_id: str
+    # The turn the item was learned from (the user's message, then the reply to it); empty
+    # when the item has no source or the caller may not see the source's room.
+    turns: list[SourceTurnOut]
+    # True when a source exists but its room is out of the caller's sight.
+    hidden: bool = False
+
+
 class MemoryItemHit(BaseModel):
     item: MemoryItemOut
     score: float

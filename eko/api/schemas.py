@@ -81,6 +81,14 @@ class UserOut(BaseModel):
         )
 
 
+class UserUpdate(BaseModel):
+    """PATCH /v1/me: only the fields sent change."""
+
+    model_config = ConfigDict(extra="forbid")
+    display_name: InputText | None = Field(default=None, min_length=1, max_length=200)
+    language: Literal["fr", "en"] | None = None
+
+
 class UserCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     display_name: InputText = Field(min_length=1, max_length=200)
@@ -104,18 +112,27 @@ class RoomOut(BaseModel):
     id: str
     kind: str
     name: str
+    # What a client lists: the name, or the first user message (trimmed) while the name is
+    # still the default one (eko/store/rooms.py: room_title).
+    title: str
     persona: str
     created_at: datetime
 
     @classmethod
-    def of(cls, room: Room) -> RoomOut:
+    def of(cls, room: Room, *, title: str | None = None) -> RoomOut:
         return cls(
             id=room.id,
             kind=room.kind,
             name=room.name,
+            title=title or room.name,
             persona=room.persona,
             created_at=room.created_at,
         )
+
+
+class RoomUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: InputText = Field(min_length=1, max_length=200)
 
 
 class MemberAdd(BaseModel):

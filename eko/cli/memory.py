@@ -1,4 +1,5 @@
-"""`eko memory list|search|delete|reindex`, `eko summaries list|search|build`, `eko topics list`.
+"""`eko memory list|search|delete|sources|reindex`, `eko summaries list|search|build`,
+`eko topics list`.
 
 The terminal is the operator's: it sees every scope (like staff in the API).
 """
@@ -16,6 +17,7 @@ from rich.table import Table
 from eko.cli.common import console, fail, migrated_services, run
 from eko.embed.base import EmbeddingError
 from eko.memory.scopes import room_key
+from eko.memory.sources import source_turn
 from eko.memory.text import clip
 from eko.store import rooms as room_repo
 from eko.store.memory_models import GOAL_STATUSES, MEMORY_KINDS, Summary
@@ -144,6 +146,32 @@ def delete_item(
 
     _with_services(work)
     console.print(f"deleted {item_id}")
+
+
+@app.command("sources")
+def item_sources(item_id: Annotated[str, typer.Argument(help="The item's id.")]) -> None:
+    """The turn a memory item was learned from: its source message and the reply to it."""
+
+    async def work(services: Services) -> tuple[Any, list[Any]]:
+        item = await services.memory.items.get(item_id)
+        if item is None:
+            return None, []
+        async with services.database.session() as session:
+            return item, await source_turn(session, message_id=item.source_message_id)
+
+    item, turn = _with_services(work)
+    if item is None:
+        fail(f"no memory item {item_id!r}")
+    console.print(f"{item.kind} [bold]{escape(item.subject)}[/]: {escape(item.content)}")
+    if not turn:
+        console.print("no source turn (written by hand, or its message was deleted)")
+        return
+    console.print(f"learned in room {turn[0].room_id}:")
+    for message in turn:
+        console.print(
+            f"  #{message.seq} {message.created_at:%Y-%m-%d %H:%M} {message.role}: "
+            f"{escape(clip(message.content, 300))}"
+        )
 
 
 # --- eko summaries ---

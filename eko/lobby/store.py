@@ -237,6 +237,33 @@ async def history(session: AsyncSession, *, room_id: str, limit: int = 50) -> Se
 # --- activity summaries ---
 
 
+@dataclass(frozen=True, slots=True)
+class DayCounts:
+    reflections: int
+    messages: int
+    passes: int
+    rate_limited: int
+    model_calls: int
+    tokens: int
+
+
+async def day_counts(session: AsyncSession, *, room_id: str, since: datetime) -> DayCounts:
+    """The lobby's reflections since `since` (the status bar's counters for today)."""
+    row = (
+        await session.execute(
+            select(
+                func.count(Reflection.id),
+                func.sum(case((Reflection.action == "message", 1), else_=0)),
+                func.sum(case((Reflection.action == "pass", 1), else_=0)),
+                func.sum(case((Reflection.rate_limited.is_(True), 1), else_=0)),
+                func.sum(Reflection.model_calls),
+                func.sum(Reflection.llm_tokens),
+            ).where(Reflection.room_id == room_id, Reflection.created_at >= since)
+        )
+    ).one()
+    return DayCounts(*(int(value or 0) for value in row))
+
+
 async def last_summarized_seq(session: AsyncSession, *, room_id: str) -> int:
     result = await session.execute(
         select(func.max(ActivitySummary.last_seq)).where(ActivitySummary.room_id == room_id)

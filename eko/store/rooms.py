@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.store.models import Room, RoomMember
+from eko.store.models import Message, Room, RoomMember
 
 ROOM_KINDS = ("direct", "lobby")
+TITLE_CHARS = 60
 
 
 async def create_room(
@@ -64,3 +65,47 @@ async def list_rooms_for_user(
         .limit(limit)
     )
     return result.scalars().all()
+
+
+async def rename_room(session: AsyncSession, *, room: Room, name: str) -> Room:
+    room.name = name
+    await session.flush()
+    return room
+
+
+async def delete_room(session: AsyncSession, *, room_id: str) -> None:
+    """The room and everything in it. Its messages go first, explicitly, so the SQLite
+    full-text triggers see each delete; the rest (members, versions, lobby and memory rows)
+    follows by ON DELETE CASCADE."""
+    await session.execute(delete(Message).where(Message.room_id == room_id))
+    await session.execute(delete(Room).where(Room.id == room_id))
+    await session.flush()
+
+
+async def first_user_messages(session: AsyncSession, *, room_ids: Sequence[str]) -> dict[str, str]:
+    """Each room's first user message (its content), for the rooms that have one."""
+    if not room_ids:
+        return {}
+    first = (
+        select(Message.room_id, func.min(Message.seq).label("seq"))
+        .where(Message.room_id.in_(room_ids), Message.role == "user")
+        .group_by(Message.room_id)
+        .subquery()
+    )
+    rows = await session.execute(
+        select(Message.room_id, Message.content).join(
+            first, (Message.room_id == first.c.room_id) & (Message.seq == first.c.seq)
+        )
+    )
+    return {row[0]: row[1] for row in rows}
+
+
+def room_title(name: str, first_message: str | None, *, default_name: bool) -> str:
+    """The name, unless it is still the default one and the room has a first message: then
+    that message on one line, trimmed to TITLE_CHARS."""
+    if not default_name or not first_message:
+        return name
+    line = " ".join(first_message.split())
+    if not line:
+        return name
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"

@@ -69,3 +69,23 @@ async def get_by_name(session: AsyncSession, *, display_name: str) -> User | Non
 async def list_users(session: AsyncSession, *, limit: int = 1000) -> Sequence[User]:
     result = await session.execute(select(User).order_by(User.id).limit(limit))
     return result.scalars().all()
+
+
+async def update_user(
+    session: AsyncSession,
+    *,
+    user_id: int,
+    display_name: str | None = None,
+    language: str | None = None,
+) -> User | None:
+    """Change what is given; the language is kept in the user's settings."""
+    user = await session.get(User, user_id)
+    if user is None:
+        return None
+    if display_name is not None:
+        user.display_name = display_name
+    if language is not None:
+        # A new dict: the JSON column only notices a reassignment.
+        user.settings = {**(user.settings or {}), "language": language}
+    await session.flush()
+    return user

@@ -274,7 +274,7 @@ async def test_security_headers_on_the_page_and_the_api(make_harness: Any) -> No
     async with make_harness() as h:
         _, headers = await h.user()
         page = await h.client.get("/")
-        script = await h.client.get("/static/eko.js")
+        script = await h.client.get("/static/app.js")
         me = await h.client.get("/v1/me", headers=headers)
         missing_key = await h.client.get("/v1/me")
         not_found = await h.client.get("/v1/rooms/nope", headers=headers)

@@ -136,3 +136,55 @@ def test_memory_reindex_embeds_every_turn_of_the_named_or_all_rooms(cli_env: str
     assert every.exit_code == 0 and "20 messages indexed in 1 room(s)" in every.output
     assert nothing.exit_code != 0 and "--all" in nothing.output
     assert unknown.exit_code != 0 and "no room 'no-such-room'" in unknown.output
+
+
+def test_memory_sources_quotes_the_turn_an_item_was_learned_from(cli_env: str) -> None:
+    room_id = run_isolated(_seed(cli_env))
+
+    async def learned() -> tuple[str, str]:
+        database = Database(cli_env)
+        services = build_services(
+            Settings(database_url=cli_env, _env_file=None),  # type: ignore[call-arg]
+            providers=[FunctionModel.constant("{}")],
+            embedder=HashEmbedder(),
+            database=database,
+        )
+        try:
+            async with database.session() as session:
+                room = await room_repo.get_room(session, room_id=room_id)
+                assert room is not None
+            message, _ = await message_repo.append_message(
+                database,
+                room_id=room.id,
+                role="user",
+                content="Je joue du violoncelle depuis dix ans.",
+                dedupe_key="cli:cello",
+                sender_id=room.created_by,
+            )
+            written = await services.memory.items.remember(
+                NewItem(
+                    "fact",
+                    "alice",
+                    "joue du violoncelle",
+                    source_message_id=message.id,
+                    source_room_id=room.id,
+                ),
+                scope=GLOBAL,
+            )
+            bare = await services.memory.items.remember(
+                NewItem("fact", "Paris", "capitale de la France"), scope=GLOBAL
+            )
+            return written.item.id, bare.item.id
+        finally:
+            await services.aclose()
+
+    with_source, without = run_isolated(learned())
+    shown = runner.invoke(app, ["memory", "sources", with_source])
+    bare = runner.invoke(app, ["memory", "sources", without])
+    missing = runner.invoke(app, ["memory", "sources", "nope"])
+
+    assert shown.exit_code == 0, shown.output
+    assert "joue du violoncelle" in shown.output
+    assert "Je joue du violoncelle depuis dix ans." in shown.output
+    assert bare.exit_code == 0 and "no source turn" in bare.output
+    assert missing.exit_code != 0 and "no memory item 'nope'" in missing.output

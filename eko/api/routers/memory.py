@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, status
+from sqlalchemy import select
 
 from eko.api.deps import CurrentUser, DatabaseDep, ServicesDep, SettingsDep, room_for_user
 from eko.api.memory_schemas import (
@@ -19,7 +20,9 @@ from eko.api.memory_schemas import (
     MemoryItemCreate,
     MemoryItemHit,
     MemoryItemOut,
+    MemoryItemSources,
     MemoryItemWritten,
+    SourceTurnOut,
     SummaryOut,
     TopicHitOut,
     TopicOut,
@@ -30,6 +33,8 @@ from eko.embed.base import EmbeddingError
 from eko.memory.items import NewItem
 from eko.memory.scopes import Visibility, describe, room_key, user_key, visibility
 from eko.memory.service import Memory
+from eko.memory.sources import source_turn
+from eko.store import rooms as room_repo
 from eko.store.memory_models import MemoryItem
 from eko.store.models import Room, User
 
@@ -167,6 +172,46 @@ async def get_item(
 ) -> MemoryItemOut:
     item, _ = await _visible_item(item_id, user, database, memory)
     return MemoryItemOut.of(item)
+
+
+@router.get("/memory/items/{item_id}/sources", responses=NOT_FOUND)
+async def item_sources(
+    item_id: str, user: CurrentUser, database: DatabaseDep, memory: MemoryDep
+) -> MemoryItemSources:
+    """The turn an item was learned from: the source message and the reply to it, if the
+    caller may see the source's room (staff: always)."""
+    item, _ = await _visible_item(item_id, user, database, memory)
+    async with database.session() as session:
+        turn = await source_turn(session, message_id=item.source_message_id)
+        if not turn:
+            return MemoryItemSources(item_id=item.id, turns=[])
+        if user.role != "staff" and not await room_repo.is_member(
+            session, room_id=turn[0].room_id, user_id=user.id
+        ):
+            return MemoryItemSources(item_id=item.id, turns=[], hidden=True)
+        senders = {
+            row[0]: row[1]
+            for row in await session.execute(
+                select(User.id, User.public_id).where(
+                    User.id.in_({m.sender_id for m in turn if m.sender_id is not None})
+                )
+            )
+        }
+    return MemoryItemSources(
+        item_id=item.id,
+        turns=[
+            SourceTurnOut(
+                id=m.id,
+                room_id=m.room_id,
+                seq=m.seq,
+                role=m.role,
+                sender_public_id=senders.get(m.sender_id) if m.sender_id else None,
+                content=m.content,
+                created_at=m.created_at,
+            )
+            for m in turn
+        ],
+    )
 
 
 @router.delete(

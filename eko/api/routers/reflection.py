@@ -3,16 +3,19 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from datetime import datetime, time
 from typing import Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.api.deps import CurrentUser, ServicesDep, SessionDep, room_for_user
 from eko.api.problems import Problem, problem_responses
 from eko.lobby import store
 from eko.lobby.live import reflection_dict, stats_dict
-from eko.store.models import Room
+from eko.store.models import Room, utcnow
 
 router = APIRouter(prefix="/v1/rooms/{room_id}/reflection", tags=["reflection"])
 
@@ -29,9 +32,22 @@ class ReflectionOut(BaseModel):
     stats: dict[str, Any]
 
 
+class TodayOut(BaseModel):
+    """This UTC day's reflections of the lobby (the status bar's panel counters)."""
+
+    day: str
+    reflections: int
+    messages: int
+    passes: int
+    rate_limited: int
+    model_calls: int
+    tokens: int
+
+
 class StatusOut(BaseModel):
     room_id: str
     stats: dict[str, Any]
+    today: TodayOut
     latest: dict[str, Any] | None
     history: list[dict[str, Any]] = Field(description="The last 50 reflections, newest first.")
     live: dict[str, Any] | None = Field(description="The phase of a reflection in this process.")
@@ -75,7 +91,14 @@ async def status(
     return StatusOut(
         room_id=room.id,
         stats=stats_dict(stats),
+        today=await _today(session, room.id, utcnow()),
         latest=history[0] if history else None,
         history=history,
         live=live.to_dict() if live is not None else None,
     )
+
+
+async def _today(session: AsyncSession, room_id: str, now: datetime) -> TodayOut:
+    start = datetime.combine(now.date(), time.min, tzinfo=now.tzinfo)
+    counts = await store.day_counts(session, room_id=room_id, since=start)
+    return TodayOut(day=now.date().isoformat(), **asdict(counts))

@@ -32,6 +32,7 @@ from eko.api.schemas import (
     MessagePage,
     RoomCreate,
     RoomOut,
+    RoomUpdate,
 )
 from eko.api.sse_reply import sse_doc, stream_reply, wants_stream
 from eko.chat.service import EmptyMessage, IdempotencyConflict, MessageTooLong
@@ -39,7 +40,7 @@ from eko.store import llm_calls as call_repo
 from eko.store import messages as message_repo
 from eko.store import rooms as room_repo
 from eko.store import users as user_repo
-from eko.store.models import Message, User
+from eko.store.models import Message, Room, User
 
 router = APIRouter(prefix="/v1/rooms", tags=["rooms"])
 
@@ -68,14 +69,48 @@ async def create_room(
 
 
 @router.get("")
-async def list_rooms(user: CurrentUser, session: SessionDep) -> list[RoomOut]:
+async def list_rooms(
+    user: CurrentUser, session: SessionDep, settings: SettingsDep
+) -> list[RoomOut]:
+    """The user's rooms, newest first, each with its title (see RoomOut.title)."""
     rooms = await room_repo.list_rooms_for_user(session, user_id=user.id)
-    return [RoomOut.of(room) for room in rooms]
+    return await _with_titles(session, rooms, settings.assistant_name)
 
 
 @router.get("/{room_id}", responses=problem_responses(404))
-async def get_room(room_id: str, user: CurrentUser, session: SessionDep) -> RoomOut:
-    return RoomOut.of(await room_for_user(session, room_id=room_id, user=user))
+async def get_room(
+    room_id: str, user: CurrentUser, session: SessionDep, settings: SettingsDep
+) -> RoomOut:
+    room = await room_for_user(session, room_id=room_id, user=user)
+    return (await _with_titles(session, [room], settings.assistant_name))[0]
+
+
+@router.patch("/{room_id}", responses=problem_responses(404, 422))
+async def rename_room(
+    room_id: str, body: RoomUpdate, user: CurrentUser, session: SessionDep
+) -> RoomOut:
+    """Rename a room (any member)."""
+    room = await room_for_user(session, room_id=room_id, user=user)
+    name = body.name.strip()
+    if not name:
+        raise Problem(422, "empty-name", "Empty name", "A room name cannot be blank.")
+    return RoomOut.of(await room_repo.rename_room(session, room=room, name=name))
+
+
+@router.delete(
+    "/{room_id}", status_code=status.HTTP_204_NO_CONTENT, responses=problem_responses(403, 404)
+)
+async def delete_room(room_id: str, user: CurrentUser, session: SessionDep) -> None:
+    """Delete a direct room with all its messages: only the user who created it."""
+    room = await room_for_user(session, room_id=room_id, user=user)
+    if room.kind != "direct" or room.created_by != user.id:
+        raise Problem(
+            403,
+            "room-not-deletable",
+            "Not your room to delete",
+            "Only the creator of a direct room deletes it.",
+        )
+    await room_repo.delete_room(session, room_id=room.id)
 
 
 @router.post(
@@ -242,6 +277,25 @@ async def list_llm_calls(
             created_at=c.created_at,
         )
         for c in calls
+    ]
+
+
+async def _with_titles(
+    session: AsyncSession, rooms: Sequence[Room], assistant_name: str
+) -> list[RoomOut]:
+    """A default-named room (created without a name: "<user> & <assistant>") is titled by its
+    first user message."""
+    suffix = f" & {assistant_name}"
+    untitled = [r.id for r in rooms if r.kind == "direct" and r.name.endswith(suffix)]
+    firsts = await room_repo.first_user_messages(session, room_ids=untitled)
+    return [
+        RoomOut.of(
+            room,
+            title=room_repo.room_title(
+                room.name, firsts.get(room.id), default_name=room.id in firsts
+            ),
+        )
+        for room in rooms
     ]
 
 

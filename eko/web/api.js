@@ -1,0 +1,116 @@
+// The native API from the browser: JSON calls, SSE replies over fetch, ids without crypto.
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+// A network failure (no HTTP answer at all): status 0.
+export class NetworkError extends ApiError {
+  constructor(cause) {
+    super(0, { title: "Network error", detail: String(cause?.message || cause) });
+  }
+}
+
+// crypto.randomUUID exists only in secure contexts (https, localhost): over plain http on a LAN
+// address it is missing, so fall back to getRandomValues, then to Math.random.
+export function newId() {
+  if (globalThis.crypto?.randomUUID) return crypto.randomUUID();
+  const bytes = new Uint8Array(16);
+  if (globalThis.crypto?.getRandomValues) crypto.getRandomValues(bytes);
+  else for (let i = 0; i < 16; i++) bytes[i] = Math.floor(Math.random() * 256);
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+// makeApi(getKey, {onNetwork(ok)}) -> {api, apiStream}
+export function makeApi(getKey, { onNetwork = () => {} } = {}) {
+  function headers(extra = {}) {
+    const key = getKey();
+    return { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...extra };
+  }
+
+  async function send(path, options = {}) {
+    const init = { ...options, headers: headers(options.headers) };
+    if (options.json !== undefined) {
+      init.body = JSON.stringify(options.json);
+      init.headers["Content-Type"] = "application/json";
+      delete init.json;
+    }
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch (error) {
+      if (error?.name === "AbortError") throw error;
+      onNetwork(false);
+      throw new NetworkError(error);
+    }
+    onNetwork(true);
+    if (!response.ok) {
+      let problem = null;
+      try {
+        problem = await response.json();
+      } catch {
+        problem = { title: response.statusText };
+      }
+      throw new ApiError(response.status, problem);
+    }
+    return response;
+  }
+
+  async function api(path, options = {}) {
+    const response = await send(path, options);
+    if (response.status === 204) return null;
+    const type = response.headers.get("content-type") || "";
+    return type.includes("json") ? response.json() : response.text();
+  }
+
+  // POST `body` and read the Server-Sent Events of the reply (eko/api/sse_reply.py).
+  // handlers: {message(m), delta({index, text}), error({code, detail}), done({message, source})}
+  async function apiStream(path, body, handlers = {}, { signal } = {}) {
+    const response = await send(path, {
+      method: "POST",
+      json: body,
+      headers: { Accept: "text/event-stream" },
+      signal,
+    });
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        if (error?.name === "AbortError") throw error;
+        onNetwork(false);
+        throw new NetworkError(error);
+      }
+      if (chunk.done) break;
+      buffer += chunk.value;
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        dispatch(frame, handlers);
+      }
+    }
+  }
+
+  return { api, apiStream };
+}
+
+function dispatch(frame, handlers) {
+  let event = "message";
+  const data = [];
+  for (const line of frame.split("\n")) {
+    if (line.startsWith("event:")) event = line.slice(6).trim();
+    else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+  }
+  if (!data.length || !handlers[event]) return;
+  handlers[event](JSON.parse(data.join("\n")));
+}

@@ -1,0 +1,227 @@
+// The shell of the page: sign-in, routing by location hash, settings, banner.
+//
+// Contract with the lobby / status bar / badges / staff modules (their own files):
+//   lobby.js     mountLobby(container, ctx, roomId)          route #/lobby/<roomId>
+//   staff.js     mountStaff(container, ctx, page)            route #/staff/guard|memory|jobs
+//                (the staff nav shows only when ctx.me.role == "staff")
+//   badges.js    renderChainBadges(message, ctx) -> HTMLElement | null, appended under each
+//                finished assistant message (messages.js)
+//   A mount function may return a cleanup function, called when the route changes. Modules are
+//   loaded with a dynamic import: a missing one shows "view not available", nothing crashes.
+//   ctx = {
+//     api(path, options) -> Promise<json>  (options: fetch init + `json` body; throws an
+//                                           ApiError with .status and .problem)
+//     apiStream(path, body, {message, delta, error, done}, {signal})  (SSE over fetch)
+//     t(key, vars), lang, me (GET /v1/me), events: {subscribe(filter, handler, extraTypes?)
+//     -> unsubscribe} (one shared EventSource on /v1/events), renderMarkdown(text) -> safe
+//     HTML, renderMessage(message) -> HTMLElement (the chat's message element),
+//     reportError(error)
+//   }
+//   i18n.js exports registerTranslations({en: {...}, fr: {...}}) for their own labels.
+
+import { makeApi } from "./api.js";
+import { createBanner } from "./banner.js";
+import { createChatStore, mountChat } from "./chat.js";
+import { createEvents } from "./events.js";
+import { detectLang, getLang, setLang, t, translateTree } from "./i18n.js";
+import { renderMarkdown } from "./markdown.js";
+import { createMessageElement } from "./messages.js";
+import { createRoomList, roomHref } from "./rooms.js";
+import { createSettings } from "./settings.js";
+
+const KEY = "eko.apiKey";
+const $ = (id) => document.getElementById(id);
+
+const banner = createBanner($("banner"), t);
+let apiKey = localStorage.getItem(KEY);
+const { api, apiStream } = makeApi(() => apiKey, { onNetwork: (ok) => banner.network(ok) });
+
+function reportError(error) {
+  if (error?.name === "AbortError") return;
+  if (error?.status === 0) return; // the banner says it
+  if (error?.status === 401) {
+    // The key was revoked while signed in: back to the sign-in form.
+    localStorage.removeItem(KEY);
+    location.reload();
+    return;
+  }
+  console.warn("eko:", error);
+}
+
+setLang(detectLang(navigator.language));
+translateTree(document);
+
+// ---- sign in / out ---------------------------------------------------------------------------
+
+function showSignin(errorKey = null) {
+  $("shell").hidden = true;
+  $("signin").hidden = false;
+  $("signin-error").textContent = errorKey ? t(errorKey) : "";
+  $("signin-key").focus();
+}
+
+async function signIn(key, { remember }) {
+  apiKey = key;
+  try {
+    const me = await api("/v1/me");
+    if (remember) localStorage.setItem(KEY, key);
+    start(me);
+  } catch (error) {
+    apiKey = null;
+    localStorage.removeItem(KEY);
+    showSignin(error?.status === 401 ? "signin.invalid" : "signin.unreachable");
+  }
+}
+
+$("signin-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const key = $("signin-key").value.trim();
+  if (key) signIn(key, { remember: true });
+});
+
+$("signout").addEventListener("click", () => {
+  localStorage.removeItem(KEY);
+  apiKey = null;
+  location.hash = "";
+  location.reload();
+});
+
+// ---- signed in -------------------------------------------------------------------------------
+
+function start(me) {
+  const ctx = {
+    api,
+    apiStream,
+    t,
+    lang: getLang(),
+    me,
+    events: createEvents(api),
+    renderMarkdown,
+    renderMessage: (message) => createMessageElement(message, ctx),
+    reportError,
+    chainBadges: null,
+  };
+  const serverLang = me.settings?.language;
+  if (serverLang && !localStorage.getItem("eko.lang")) applyLang(ctx, serverLang, false);
+  import("./badges.js")
+    .then((module) => (ctx.chainBadges = module.renderChainBadges))
+    .catch(() => {});
+
+  const store = createChatStore(ctx, {
+    onStored: (roomId, first) => {
+      if (first) rooms.reload().catch(reportError); // its title is its first message now
+    },
+    onSource: (source) => banner.answer(source),
+  });
+  const rooms = createRoomList($("room-list"), ctx, {
+    onDeleted: (id) => {
+      store.forget(id);
+      if (currentRoute().id === id) location.hash = "";
+      else route();
+    },
+  });
+  const settings = createSettings($("settings-dialog"), ctx, {
+    onSaved: (updated) => {
+      ctx.me = updated;
+      $("me-name").textContent = updated.display_name;
+      applyLang(ctx, updated.settings?.language || ctx.lang, true);
+      rooms.render();
+      route();
+    },
+  });
+
+  let cleanup = null;
+  async function route() {
+    cleanup?.();
+    cleanup = null;
+    const { view, id } = currentRoute();
+    const container = $("view");
+    closeRoomsOnPhone();
+    if (view === "chat" && id) {
+      rooms.setActive(id);
+      cleanup = mountChat(container, ctx, store, id);
+    } else if (view === "lobby" && id) {
+      rooms.setActive(id);
+      cleanup = await mountModule(container, "./lobby.js", (m) => m.mountLobby(container, ctx, id));
+    } else if (view === "staff" && ["guard", "memory", "jobs"].includes(id) && me.role === "staff") {
+      rooms.setActive(null);
+      cleanup = await mountModule(container, "./staff.js", (m) => m.mountStaff(container, ctx, id));
+    } else {
+      const first = rooms.rooms()[0];
+      if (first) location.replace(roomHref(first));
+      else showPick(container);
+    }
+  }
+
+  $("new-room").addEventListener("click", async () => {
+    try {
+      const room = await api("/v1/rooms", { method: "POST", json: { kind: "direct" } });
+      await rooms.reload();
+      location.hash = roomHref(room);
+    } catch (error) {
+      reportError(error);
+    }
+  });
+  $("settings-open").addEventListener("click", () => settings.open());
+  $("rooms-toggle").addEventListener("click", () => {
+    const open = !document.body.classList.contains("rooms-open");
+    document.body.classList.toggle("rooms-open", open);
+    $("rooms-toggle").setAttribute("aria-expanded", String(open));
+  });
+  window.addEventListener("hashchange", route);
+
+  $("signin").hidden = true;
+  $("shell").hidden = false;
+  $("me-name").textContent = me.display_name;
+  $("staff-nav").hidden = me.role !== "staff";
+  banner.start();
+  rooms.reload().then(route, (error) => {
+    reportError(error);
+    route();
+  });
+}
+
+function applyLang(ctx, lang, remember) {
+  setLang(lang, { remember });
+  ctx.lang = getLang();
+  translateTree(document);
+  banner.render();
+}
+
+function closeRoomsOnPhone() {
+  document.body.classList.remove("rooms-open");
+  $("rooms-toggle").setAttribute("aria-expanded", "false");
+}
+
+function currentRoute() {
+  const [, view = "", id = ""] = location.hash.split("/");
+  return { view, id: decodeURIComponent(id) };
+}
+
+async function mountModule(container, path, mount) {
+  container.replaceChildren();
+  container.className = "view";
+  try {
+    const module = await import(path);
+    const cleanup = await mount(module);
+    return typeof cleanup === "function" ? cleanup : null;
+  } catch (error) {
+    reportError(error);
+    const p = document.createElement("p");
+    p.className = "muted empty";
+    p.textContent = t("view.missing");
+    container.replaceChildren(p);
+    return null;
+  }
+}
+
+function showPick(container) {
+  const p = document.createElement("p");
+  p.className = "muted empty";
+  p.textContent = t("chat.pick");
+  container.className = "view";
+  container.replaceChildren(p);
+}
+
+if (apiKey) signIn(apiKey, { remember: true });
+else showSignin();

@@ -1,0 +1,118 @@
+// One message as a DOM element: stable, testable, updated in place.
+//   <article class="msg msg-<role> state-<state>" data-message-id data-role data-state>
+// state: pending (own message not stored yet) | streaming | done | failed
+
+const BADGES = [
+  ["cache", (m) => m.type === "cached_response" || m.source === "cache"],
+  ["fallback", (m) => m.type === "fallback" || m.source === "fallback" || !!m.metadata?.fallback],
+  ["paywall", (m) => m.type === "paywall" || m.source === "paywall"],
+  ["stopped", (m) => !!m.metadata?.stopped],
+  ["broken", (m) => !!m.metadata?.incomplete && !m.metadata?.stopped],
+];
+
+export function badgesOf(message) {
+  return BADGES.filter(([, test]) => test(message)).map(([name]) => name);
+}
+
+// Clipboard API where it exists (secure contexts); a hidden textarea + execCommand elsewhere
+// (plain http on a LAN address).
+export async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {
+      /* fall through to the old way */
+    }
+  }
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.className = "offscreen";
+  document.body.append(area);
+  area.select();
+  let ok = false;
+  try {
+    ok = document.execCommand("copy");
+  } finally {
+    area.remove();
+  }
+  return ok;
+}
+
+function button(className, labelKey, symbol, ctx) {
+  const el = document.createElement("button");
+  el.type = "button";
+  el.className = `icon ${className}`;
+  el.textContent = symbol;
+  el.setAttribute("aria-label", ctx.t(labelKey));
+  el.title = ctx.t(labelKey);
+  return el;
+}
+
+// A new element for `message`; `actions` = {onRegenerate(message)} adds the regenerate button
+// when the caller allows it (last assistant reply).
+export function createMessageElement(message, ctx, actions = {}) {
+  const el = document.createElement("article");
+  updateMessageElement(el, message, ctx, actions);
+  return el;
+}
+
+export function updateMessageElement(el, message, ctx, actions = {}) {
+  const state = message.state || "done";
+  el.className = `msg msg-${message.role} state-${state}`;
+  el.dataset.messageId = message.id;
+  el.dataset.role = message.role;
+  el.dataset.state = state;
+  const body = document.createElement("div");
+  body.className = "msg-body";
+  if (message.role === "assistant") body.innerHTML = ctx.renderMarkdown(message.content || "");
+  else body.textContent = message.content || "";
+  const parts = [body];
+  if (message.error) {
+    const error = document.createElement("p");
+    error.className = "msg-error";
+    error.setAttribute("role", "alert");
+    error.textContent = ctx.t("chat.failed", { detail: message.error });
+    parts.push(error);
+  }
+  const names = badgesOf(message);
+  if (message.version > 1) names.push(`version:${message.version}`);
+  if (names.length) {
+    const badges = document.createElement("div");
+    badges.className = "msg-badges";
+    for (const name of names) {
+      const badge = document.createElement("span");
+      const [kind, n] = name.split(":");
+      badge.className = `badge badge-${kind}`;
+      badge.textContent = kind === "version" ? ctx.t("chat.version", { n }) : ctx.t(`badge.${kind}`);
+      badges.append(badge);
+    }
+    parts.push(badges);
+  }
+  if (state === "done" || state === "failed") {
+    const bar = document.createElement("div");
+    bar.className = "msg-actions";
+    const copy = button("copy", "chat.copy", "❐", ctx);
+    copy.addEventListener("click", async () => {
+      if (await copyText(message.content || "")) {
+        copy.classList.add("copied");
+        copy.textContent = "✓";
+        copy.title = ctx.t("chat.copied");
+      }
+    });
+    bar.append(copy);
+    if (actions.onRegenerate && message.role === "assistant" && state === "done") {
+      const again = button("regenerate", "chat.regenerate", "↻", ctx);
+      again.addEventListener("click", () => actions.onRegenerate(message));
+      bar.append(again);
+    }
+    parts.push(bar);
+  }
+  el.replaceChildren(...parts);
+  if (message.role === "assistant" && ctx.chainBadges && state === "done") {
+    const chain = ctx.chainBadges(message, ctx);
+    if (chain) el.append(chain);
+  }
+  return el;
+}

@@ -1,0 +1,50 @@
+"""The scripted model behind the browser tests: the user's last message picks the answer.
+
+    contains "lent"       -> 40 words, 0.1 s apart (about 4 s: time to stop or switch rooms)
+    contains "casse"      -> the model fails: the chat answers with its canned fallback
+    contains "markdown"   -> a heading, a list and a fenced code block
+    contains "version"    -> "Version N." (N counts the calls: regenerate shows a new one)
+    anything else         -> "Vous avez dit : <the message>" word by word, 0.02 s apart
+
+Structured requests (JSON schema: classifiers, extraction) get "not json", so the chat's
+deterministic fallbacks route them, as in tests/api/test_streaming_live_server.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from eko.llm.errors import ProviderError
+from eko.llm.providers import Deltas, FunctionModel
+from eko.llm.types import ProviderRequest
+
+SLOW_WORDS = tuple(f"lentement{i} " for i in range(40))
+MARKDOWN_REPLY = (
+    "## Titre\n\n- un\n- deux\n\n```python\nprint('<b>bonjour</b>')\n```\n\nFin **gras**."
+)
+
+
+def _words(text: str, delay_s: float) -> Deltas:
+    words = text.split(" ")
+    parts = tuple(word + (" " if i < len(words) - 1 else "") for i, word in enumerate(words))
+    return Deltas(parts, delay_s=delay_s)
+
+
+def web_model() -> FunctionModel:
+    counter = itertools.count(1)
+
+    def answer(request: ProviderRequest) -> str | Deltas:
+        if request.json_schema is not None:
+            return "not json"
+        last = request.messages[-1].content
+        if "lent" in last:
+            return Deltas(SLOW_WORDS, delay_s=0.1)
+        if "casse" in last:
+            raise ProviderError("web", "scripted failure")  # not "unreachable": circuit stays shut
+        if "markdown" in last:
+            return _words(MARKDOWN_REPLY, 0.01)
+        if "version" in last:
+            return Deltas(("Version ", f"{next(counter)}."), delay_s=0.05)
+        return _words(f"Vous avez dit : {last}", 0.02)
+
+    return FunctionModel(answer, name="web", model="web-script")
