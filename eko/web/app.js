@@ -153,15 +153,19 @@ function start(me) {
     }
   }
 
-  $("new-room").addEventListener("click", async () => {
-    try {
-      const room = await api("/v1/rooms", { method: "POST", json: { kind: "direct" } });
-      await rooms.reload();
-      location.hash = roomHref(room);
-    } catch (error) {
-      reportError(error);
-    }
-  });
+  // A direct room is one person and Eko; a lobby is a room others join (members are added
+  // from the lobby view by their public id).
+  for (const [id, kind] of [["new-room", "direct"], ["new-lobby", "lobby"]]) {
+    $(id).addEventListener("click", async () => {
+      try {
+        const room = await api("/v1/rooms", { method: "POST", json: { kind } });
+        await rooms.reload();
+        location.hash = roomHref(room);
+      } catch (error) {
+        reportError(error);
+      }
+    });
+  }
   $("settings-open").addEventListener("click", () => settings.open());
   $("rooms-toggle").addEventListener("click", () => {
     const open = !document.body.classList.contains("rooms-open");

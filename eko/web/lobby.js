@@ -59,8 +59,12 @@ export async function mountLobby(container, ctx, roomId) {
     placeholder: label(ctx, "lobby.addMember"),
     "aria-label": label(ctx, "lobby.addMember"),
     maxlength: 64,
+    "data-testid": "lobby-add-member",
   });
-  invite.append(inviteInput, el("button", "", label(ctx, "lobby.add"), { type: "submit" }));
+  invite.append(
+    inviteInput,
+    el("button", "", label(ctx, "lobby.add"), { type: "submit", "data-testid": "lobby-add-member-submit" }),
+  );
   root.append(header, list, notice, form, invite);
 
   function say(text) {

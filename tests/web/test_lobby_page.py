@@ -184,3 +184,28 @@ def test_a_reflection_that_passes_is_shown_in_red(
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
     page.keyboard.press("Escape")
     expect(panel).to_have_count(0)
+
+
+def test_a_lobby_is_made_from_the_page_and_a_member_added_sees_it(
+    lobby_eko: LobbyEko, lobby_pages: PageFactory
+) -> None:
+    alice = lobby_eko.web.new_user_key("Chloé")
+    bob = lobby_eko.web.new_user_key("Bruno")
+    page_a = lobby_pages(alice)
+    page_a.click("#new-lobby")
+    lobby = page_a.locator("[data-testid=lobby][data-ready=true]")
+    expect(lobby).to_have_count(1)
+    room_id = lobby.get_attribute("data-room-id")
+    assert room_id and page_a.url.endswith(f"#/lobby/{room_id}")
+    expect(page_a.locator("[data-testid=room-list] .room-lobby")).to_have_count(1)
+
+    page_a.fill("[data-testid=lobby-add-member]", lobby_eko.public_id(bob))
+    page_a.click("[data-testid=lobby-add-member-submit]")
+    expect(page_a.locator("[data-testid=lobby-members]")).to_have_text("2 members")
+
+    page_b = lobby_pages(bob)  # Bruno's list has the lobby, and his message reaches Chloé live
+    expect(page_b.locator(f"[data-testid=room-list] [data-room-id='{room_id}']")).to_have_count(1)
+    open_lobby(page_b, room_id)
+    page_b.fill("[data-testid=lobby-input]", "Me voilà dans le salon.")
+    page_b.keyboard.press("Enter")
+    expect(message(page_a, "Me voilà dans le salon.")).to_have_count(1)
