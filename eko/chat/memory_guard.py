@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import structlog
+from sqlalchemy import select
 
 from eko.chat.pipeline import Draft, Turn
 from eko.embed.base import EmbeddingError
@@ -24,7 +25,7 @@ from eko.guard.agreement import ballot_meta
 from eko.guard.normalize import strip_mention
 from eko.guard.scope import Scope, lookup_scopes
 from eko.guard.service import GuardService, Learned, NotLearnable
-from eko.guard.validation import reply_privacy, reply_refusal
+from eko.guard.validation import refusal_text, reply_privacy, reply_refusal
 from eko.store import messages as message_repo
 from eko.store.db import Database
 from eko.store.guard_models import GuardEntry
@@ -54,7 +55,10 @@ class MemoryGuardStage:
         question = strip_mention(turn.user_message.content, self._assistant_name)
         try:
             result = await self._guard.lookup(
-                question, lookup_scopes(turn.room.persona, turn.user.public_id)
+                question,
+                lookup_scopes(turn.room.persona, turn.user.public_id),
+                room_id=turn.room.id,
+                message_id=turn.user_message.id,
             )
         except Exception as exc:
             # The cache is an optimisation: when it fails, the writer answers as usual.
@@ -67,7 +71,7 @@ class MemoryGuardStage:
             type="cached_response",
             meta={
                 "action": "respond_from_memory",
-                "memory_guard": result.hit.as_meta(result.threshold),
+                "memory_guard": result.hit.as_meta(result.threshold, result.policy_meta()),
             },
         )
 
@@ -193,6 +197,19 @@ class GuardLearning:
         await self._settle(source.room.persona, source.text)
         return entry
 
+    async def record_refusal(self, reply: Message, reason: str) -> None:
+        """Why `reply` was not learned, on its metadata for staff pages: `memory_guard_learn`
+        = {"refused": code, "reason": sentence}."""
+        async with self._database.session() as session:
+            message = (
+                await session.execute(
+                    select(Message).where(Message.id == reply.id).with_for_update()
+                )
+            ).scalar_one_or_none()
+            if message is not None:
+                refusal = {"refused": reason, "reason": refusal_text(reason)}
+                message.meta = {**(message.meta or {}), "memory_guard_learn": refusal}
+
     async def _settle(self, persona: str, question: str) -> None:
         if self._min_agreeing <= 0:
             return
@@ -313,3 +330,5 @@ class GuardAutoLearn:
             learned=outcome.learned is not None,
             refused=outcome.refused,
         )
+        if outcome.refused is not None:
+            await self._learning.record_refusal(reply, outcome.refused)

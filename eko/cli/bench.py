@@ -223,7 +223,18 @@ def context(
 @app.command("guard")
 def guard(
     data: QqpData = None,
-    limit: Annotated[int | None, typer.Option(help="QQP pairs to use (default: all).")] = None,
+    limit: Annotated[
+        int | None, typer.Option(help="Pairs of the file to use (default: all).")
+    ] = None,
+    split: Annotated[
+        str, typer.Option(help="Figures of dev, test (held out, never tuned on) or all.")
+    ] = "all",
+    judge: Annotated[
+        bool, typer.Option("--judge", help="Send grey-band test candidates to the chat model.")
+    ] = False,
+    judge_sample: Annotated[
+        int, typer.Option(help="Grey-band candidates the judge is asked about.")
+    ] = 80,
     sizes: Annotated[
         list[int] | None, typer.Option("--size", help="Latency: entries (repeatable).")
     ] = None,
@@ -231,17 +242,29 @@ def guard(
         list[str] | None,
         typer.Option(help="Latency: sqlite and/or postgres (repeatable; default both)."),
     ] = None,
-    latency_only: Annotated[
-        bool, typer.Option("--latency-only", help="Skip the QQP quality part (no data needed).")
+    lookup: Annotated[
+        bool,
+        typer.Option("--lookup", "--latency-only", help="Only the lookup latency (no data)."),
+    ] = False,
+    quality_only: Annotated[
+        bool, typer.Option("--quality-only", help="Skip the lookup latency part.")
     ] = False,
 ) -> None:
-    """memory guard on QQP: precision/recall/false hits; lookup p50/p95 at 1k-100k"""
+    """memory guard: precision/recall/known-wrong on a held-out split, modes, judge; lookups"""
     unknown = sorted(set(backend or []) - set(_GUARD_BACKENDS))
     if unknown:
         fail(f"unknown backend {', '.join(unknown)}", fix="use sqlite and/or postgres")
+    if split not in ("all", "dev", "test"):
+        fail(f"unknown split {split!r}", fix="use all, dev or test")
+    if judge_sample < 1:
+        fail("--judge-sample must be at least 1")
     options: dict[str, Any] = {
         "limit": limit,
-        "data": None if latency_only else _data_file(data, QQP_FILE, "guard"),
+        "split": split,
+        "judge": judge,
+        "judge_sample": judge_sample,
+        "data": None if lookup else _data_file(data, QQP_FILE, "guard"),
+        "lookup": not quality_only,
     }
     if sizes:
         options["sizes"] = sizes

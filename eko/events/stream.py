@@ -8,6 +8,10 @@ from typing import Any
 from eko.events.access import EventAccess
 from eko.events.fanout import Subscription, SubscriptionDropped
 from eko.events.types import Event
+from eko.events.vectors import EVENT_TYPE as VECTORS_CHANGED
+
+# Events the bus carries between Eko's processes only (the in-memory vector index's changes).
+INTERNAL_TYPES = frozenset({VECTORS_CHANGED})
 
 DROPPED_NOTICE = {
     "type": "stream.dropped",
@@ -40,6 +44,8 @@ class EventStream:
             except SubscriptionDropped:
                 self.close()
                 return dict(DROPPED_NOTICE)
+            if event.type in INTERNAL_TYPES:
+                continue  # between Eko's own processes, not for clients
             if await self._access.may_see(event):
                 return event.to_dict()
         return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'", "´": "'", "ʼ": "'"})
 _SPACES = re.compile(r"\s+")
@@ -48,6 +49,19 @@ def strip_mention(text: str, assistant_name: str) -> str:
     return text.strip()
 
 
+# Function and question words (English, French): never a name, never what a question is about.
+_STOPWORDS_TEXT = """
+    the and for are was were been being have has had having does did doing will would shall
+    should can could may might must what which who whom whose when where why how that this
+    these those there here with from into onto about than then them they their your you our
+    its his her she him any all some each every other more most much many such only also very
+    just not but out get got make best good way ways thing things one people someone anyone
+    les des une est sont etre avoir fait faire pour par avec dans sur sous que qui quoi quel
+    quelle quels quelles comment pourquoi quand combien mon ton son mes tes ses nos vos leur
+    leurs cette ces elle ils elles nous vous pas plus tout tous toute toutes bien tres aux
+"""
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -56,6 +70,12 @@ def fold_words(text: str) -> list[str]:
 
     "Don't" -> ["do", "not"]; "n'est" -> ["ne", "est"]; "can't"/"cannot" -> ["can", "not"].
     """
+    return list(_fold_words(text))
+
+
+@lru_cache(maxsize=4096)
+def _fold_words(text: str) -> tuple[str, ...]:
+    """fold_words, cached: the verifier folds the same few texts many times per lookup."""
     text = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
     text = re.sub(r"\bcan'?t\b|\bcannot\b", "can not", text)
     text = re.sub(r"\bwon'?t\b", "will not", text)
@@ -63,4 +83,4 @@ def fold_words(text: str) -> list[str]:
     text = re.sub(r"\bn'", "ne ", text)
     decomposed = unicodedata.normalize("NFKD", text)
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return _WORD.findall(bare)
+    return tuple(_WORD.findall(bare))

@@ -1,6 +1,8 @@
 """GuardService: the memory guard's one entry point, built from parts with one purpose each.
 
     lookup.py     serve: exact key, then nearest questions, threshold and false-hit check
+                  (rules.py), per-language thresholds of the mode (modes.py, language.py),
+                  the judge for the grey band in the judge mode (judge.py)
     learn.py      write: store a validated pair in one scope, find what was learned
     agreement.py  promote to the shared scope when K distinct users agree
     audit.py      staff: list, obsolete, delete, prune, count
@@ -17,12 +19,15 @@ from typing import Any
 
 import numpy as np
 
+from eko.config_guard import GuardMode
 from eko.embed.base import Embedder
 from eko.guard.agreement import GuardAgreement, Settled
 from eko.guard.audit import GuardAudit
 from eko.guard.entries import COLLECTION, GuardEntries
+from eko.guard.judge import GuardJudge
 from eko.guard.learn import GuardWriter, Learned, NotLearnable
 from eko.guard.lookup import GuardLookup, Hit, Lookup, judged_meta
+from eko.guard.modes import GuardPolicy, build_policy
 from eko.guard.scope import Scope
 from eko.store.db import Database
 from eko.store.guard_models import GuardEntry
@@ -53,7 +58,13 @@ class GuardService:
         prune_interval_s: float = 600.0,
         false_hit_check: bool = True,
         candidates: int = 8,
+        mode: GuardMode = "balanced",
+        thresholds: Mapping[str, float] | None = None,
+        judge_floors: Mapping[str, float] | None = None,
+        judge: GuardJudge | None = None,
     ) -> None:
+        """`threshold` (one value for every language) and `thresholds` (per language) override
+        the mode's calibrated values; `judge` is only asked in the judge mode."""
         self._embedder = embedder
         self._entries = GuardEntries(database=database, vectors=vectors, max_age_days=max_age_days)
         self._audit = GuardAudit(entries=self._entries)
@@ -63,7 +74,15 @@ class GuardService:
             entries=self._entries,
             embedder=embedder,
             prune=lambda limit: self._audit.prune(limit=limit),
-            threshold=threshold,
+            policy=build_policy(
+                mode,
+                embedder=embedder.name,
+                calibrated_threshold=float(embedder.calibrated_threshold),
+                threshold=threshold,
+                thresholds=thresholds,
+                judge_floors=judge_floors,
+            ),
+            judge=judge,
             auto_prune=auto_prune,
             prune_interval_s=prune_interval_s,
             false_hit_check=false_hit_check,
@@ -72,8 +91,13 @@ class GuardService:
 
     @property
     def threshold(self) -> float:
-        """The configured cosine threshold, else the embedder's calibrated one."""
+        """The threshold of a question whose language is not detected (see modes.py)."""
         return self._lookup.threshold
+
+    @property
+    def policy(self) -> GuardPolicy:
+        """The mode and its thresholds per language."""
+        return self._lookup.policy
 
     @property
     def embedder_name(self) -> str:
@@ -96,10 +120,18 @@ class GuardService:
         record_use: bool = True,
         vector: np.ndarray | None = None,
         threshold: float | None = None,
+        room_id: str | None = None,
+        message_id: str | None = None,
     ) -> Lookup:
         """The entry that answers `question` in these scopes, if any (see lookup.py)."""
         return await self._lookup.lookup(
-            question, scopes, record_use=record_use, vector=vector, threshold=threshold
+            question,
+            scopes,
+            record_use=record_use,
+            vector=vector,
+            threshold=threshold,
+            room_id=room_id,
+            message_id=message_id,
         )
 
     # --- learning ---

@@ -4,6 +4,11 @@ Each hook is a job named `after_reply.<hook name>` whose arguments are ids only 
 user message, reply): the job reloads them, so it can run in another process or after a
 restart. Jobs of one room share a lock: one runs at a time per room, in order. A hook that
 declares `uses_model = True` waits, re-queued with backoff, while no provider is reachable.
+
+A reply served from the memory guard's cache costs no model call, in the background either: no
+hook runs for it unless it declares `on_cached_reply = True`. Summaries still cover it: the
+next model-answered exchange's summary job reads the room from the database. Memory extraction
+does not (it reads the exchange and the one message before it).
 """
 
 from __future__ import annotations
@@ -22,6 +27,16 @@ from eko.store.models import Message, Room, User
 log = structlog.get_logger("eko.jobs")
 
 PREFIX = "after_reply."
+# Reply types answered without a model (the memory guard's cache).
+CACHED_REPLY_TYPES = frozenset({"cached_response"})
+
+
+def runs_for(hook: AfterReply, reply: Message) -> bool:
+    """Whether `hook` runs after `reply`: every reply, except cached ones for hooks that did
+    not ask for them."""
+    if reply.type in CACHED_REPLY_TYPES:
+        return bool(getattr(hook, "on_cached_reply", False))
+    return True
 
 
 def room_lock(room_id: str) -> str:
@@ -58,7 +73,8 @@ class AfterReplyJobs:
             "reply_id": reply.id,
         }
         for hook in self.hooks:
-            await queue.enqueue(self.job_name(hook), args, lock=room_lock(turn.room.id))
+            if runs_for(hook, reply):
+                await queue.enqueue(self.job_name(hook), args, lock=room_lock(turn.room.id))
 
     def _handler(self, hook: AfterReply) -> Any:
         database = self._database
@@ -73,6 +89,8 @@ class AfterReplyJobs:
                 # Deleted since (a room removed, a test database emptied): nothing to do.
                 log.info("jobs.after_reply.gone", hook=hook.name, **args)
                 return
+            if not runs_for(hook, reply):
+                return  # queued before it was a cached reply (or by an older version)
             await hook.after(Turn(user=user, room=room, user_message=user_message), reply)
 
         return run

@@ -10,7 +10,6 @@ expression so the planner can use the index. Above 2,000 dimensions (pgvector's 
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Sequence
 
@@ -19,7 +18,8 @@ import structlog
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.store.vectors import VectorHit, VectorIndex, hits_from_rows, query_vector
+from eko.store.vectors_base import VectorHit, VectorIndex, hits_from_rows, query_vector
+from eko.store.vectors_rows import vector_literal
 
 log = structlog.get_logger("eko.store")
 
@@ -39,21 +39,6 @@ def _cast_type(dim: int) -> str:
 def vector_expression(dim: int) -> str:
     """The indexed expression for dimension `dim`; queries must repeat it verbatim."""
     return f"(vector::{_cast_type(dim)}({int(dim)}))"
-
-
-def vector_literal(vector: np.ndarray) -> str:
-    """pgvector's text form, '[0.1,-0.2,…]', built fast (bulk writes format ~1M floats).
-
-    9 significant digits round-trip every float32 exactly; one `%` over a cached template is
-    ~2x faster than str(list) and pgvector's own per-float formatting.
-    """
-    values = np.asarray(vector, dtype=np.float32).reshape(-1).tolist()
-    return _template(len(values)) % tuple(values)
-
-
-@functools.cache
-def _template(dim: int) -> str:
-    return "[" + ",".join(["%.9g"] * dim) + "]"
 
 
 class PgVectorIndex(VectorIndex):

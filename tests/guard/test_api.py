@@ -228,7 +228,9 @@ async def test_personal_invalid_truncated_and_fallback_answers_are_never_learned
     async with make_harness(providers=[model]) as h:
         _, headers = await h.user("alice")
         room = await h.direct_room(headers)
-        use_writer(h, personal_context=True, personal_context_sources=["facts"])
+        # Remembered facts (node M) make an answer personal; the facts store alone does not
+        # (tests/chat/test_personal_answers.py).
+        use_writer(h, personal_context=True, personal_context_sources=["memory_facts"])
         personal = await ask(h, headers, room, "What is my badge number?")
         h.services.chat.writer = h.services.chat.writer.inner
         invalid = await ask(h, headers, room, "Is the sky green?")

@@ -73,8 +73,9 @@ async def test_cache_with_real_embedder_and_model(
     stack: tuple[httpx.AsyncClient, Services],
 ) -> None:
     client, services = stack
-    threshold = services.guard.threshold
-    assert threshold == services.embedder.calibrated_threshold > 0.9
+    # French questions get the French threshold of the default (balanced) mode.
+    threshold = services.guard.policy.threshold("fr")
+    assert services.guard.policy.mode == "balanced" and threshold > 0.9
     staff = await _user(services, "root", "staff")
     member = await _user(services, "camille")
     created = await client.post(
@@ -87,6 +88,7 @@ async def test_cache_with_real_embedder_and_model(
     assert reply["type"] == "cached_response" and reply["content"] == ANSWER
     assert reply["metadata"]["memory_guard"]["match"] == "semantic"
     assert reply["metadata"]["memory_guard"]["score"] >= threshold
+    assert reply["metadata"]["memory_guard"]["language"] == "fr"
     assert calls == []
 
     # The negation scores above even the calibrated threshold (≈0.99): the check refuses it.

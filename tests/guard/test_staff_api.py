@@ -186,7 +186,9 @@ async def test_staff_validate_any_answer_with_a_scope_choice(make_harness: Any) 
 
         # Personal answers stay out, whatever staff chooses.
         h.services.chat.writer = h.services.chat.writer.inner
-        use_writer(h, personal_context=True, personal_context_sources=["facts"])
+        # Remembered facts make it personal (the facts store alone does not: the writer then
+        # reports whether the answer used them, tests/chat/test_personal_answers.py).
+        use_writer(h, personal_context=True, personal_context_sources=["memory_facts"])
         personal = await ask(h, alice_headers, room, "What is my badge number?")
         refused = await h.client.post(
             "/v1/staff/memory/validate",

@@ -47,6 +47,7 @@ from eko.chat.memory_guard import GuardLearning
 from eko.embed.base import EmbeddingError
 from eko.guard.scope import Scope, lookup_scopes
 from eko.guard.service import GuardService, NotLearnable
+from eko.guard.validation import refusal_text
 from eko.prompts.library import PromptLibrary
 from eko.store import messages as message_repo
 from eko.store import users as user_repo
@@ -139,6 +140,7 @@ async def post_feedback(
         entry_id=outcome.entry_id,
         learned=outcome.learned,
         refused=outcome.refused,
+        refused_reason=refusal_text(outcome.refused) if outcome.refused else None,
         retracted=outcome.retracted,
     )
 
@@ -193,7 +195,7 @@ async def create_entry(
         )
     except NotLearnable as exc:
         raise Problem(
-            422, "not-learnable", "Not learnable", f"refused: {exc.reason}", reason=exc.reason
+            422, "not-learnable", "Not learnable", refusal_text(exc.reason), reason=exc.reason
         ) from exc
     except EmbeddingError as exc:
         raise _embedder_down(exc) from exc
@@ -287,7 +289,7 @@ async def validate_message(
         reason = outcome.refused or "refused"
         if reason == "embedder_unavailable":
             raise Problem(503, "embedder-unavailable", "Embedder unavailable")
-        raise Problem(422, "not-learnable", "Not learnable", f"refused: {reason}", reason=reason)
+        raise Problem(422, "not-learnable", "Not learnable", refusal_text(reason), reason=reason)
     response.status_code = (
         status.HTTP_201_CREATED if outcome.learned.created else status.HTTP_200_OK
     )

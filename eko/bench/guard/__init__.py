@@ -1,29 +1,24 @@
-"""Memory guard benchmark: answer quality on QQP, false hits, and lookup latency.
+"""Memory guard benchmark: honest answer quality (held-out split, known-wrong rate, per
+language, modes, judge) and lookup latency.
 
-Quality (the configured embedder, SQLite): every `text_a` of QQP (qqp-dev-3000.jsonl.gz) is
-learned as an entry of one scope through GuardService.learn; every `text_b` is then looked up
-through GuardService.lookup against all 3,000 entries. For each threshold, with and without the
-false-hit check (the same `decide` the service runs, over the candidates the index returned):
+Quality (the configured embedder, SQLite): each set of pairs — the QQP-format file (`--data`,
+default the shared QQP dev set) and the French set written for the guard
+(eko/bench/data/guard_fr_pairs.jsonl) — is learned into its own scope (every distinct
+`text_a`) and every `text_b` is looked up through GuardService (quality.py). The serving rule
+is then replayed for a threshold grid, the shipped modes and baselines (metrics.py,
+report.py). Every operating point is chosen on the `dev` split; `test` (a stable ~30% of
+pairs, by hash) is never tuned on and both are printed. Identical-text pairs and asked texts
+stored as is are excluded (the exact key serves them) and counted apart. Known-wrong rate:
+served pairs in the hand-checked list eko/bench/data/guard_known_wrong.jsonl / served.
 
-- precision: served answers that are right (a label-1 pair served its own text_a) / all served;
-- recall: label-1 pairs served their own text_a / label-1 pairs;
-- false-hit rate: label-0 pairs served any answer / label-0 pairs (the issue's definition).
+Judge (`--judge`): grey-band candidates of the test split sent to the configured chat model
+(judged.py); its verdicts replayed as the judge mode.
 
-Synthetic contrasts (built to probe the check, not a random sample): a stored question with
-its auxiliary negated ("Why is X…" -> "Why isn't X…"), a number changed, or a name swapped for
-another question's name. Every serve of a contrast is a false hit.
+Lookup (`--lookup`, latency.py): 1k-100k entries on SQLite and PostgreSQL.
 
-Latency (random unit vectors, no model): 1k, 10k and 100k entries bulk-loaded (one transaction)
-into a fresh SQLite and PostgreSQL database each; p50/p95 of GuardService.lookup with a
-precomputed vector (half near-duplicates of stored questions, served and counted; half misses),
-plus the embedder's own time for one question, measured apart.
-
-    eko bench guard [--data ../shared/data/qqp-dev-3000.jsonl.gz]
-    eko bench guard --limit 500 --size 1000 --backend sqlite   # quick
-    eko bench guard --latency-only
-
-Modules: quality (QQP), contrasts (negation / number / name probes), latency (lookups at
-1k-100k), tables (printing).
+    eko bench guard [--data PATH] [--split dev|test|all]   # quality, then lookup latency
+    eko bench guard --quality-only --judge --judge-sample 80
+    eko bench guard --lookup                                 # latency only
 """
 
 from __future__ import annotations
@@ -33,37 +28,132 @@ from pathlib import Path
 
 from rich.console import Console
 
-from eko.bench.guard.latency import BACKENDS, SIZES, embed_latency, measure_latency
-from eko.bench.guard.quality import measure_quality
-from eko.bench.guard.tables import latency_table, quality_table
+from eko.bench.guard.latency import BACKENDS, SIZES, run_lookup
+from eko.bench.guard.metrics import Config, figures, measured
+from eko.bench.guard.pairs import FR_PAIRS, CachedEmbedder, cache_path, load_known_wrong, load_pairs
+from eko.bench.guard.quality import Asked, look_up_all
+from eko.bench.guard.report import run_report
+from eko.bench.guard.tables import grid_table, judge_table, language_table, modes_table
 from eko.config import Settings
+from eko.config_guard import GuardMode
 from eko.embed import build_embedder
+from eko.guard.language import detect_language
+from eko.guard.modes import GuardPolicy, build_policy
 
 __all__ = ["BACKENDS", "SIZES", "run"]
+MODES: tuple[GuardMode, ...] = ("strict", "balanced", "judge")
 
 
 async def run(
     *,
     settings: Settings,
     console: Console,
+    data: Path | None = None,
     limit: int | None = None,
+    split: str = "all",
+    judge: bool = False,
+    judge_sample: int = 80,
+    lookup: bool = True,
     sizes: Sequence[int] = SIZES,
     backends: Sequence[str] = BACKENDS,
-    data: Path | None = None,
 ) -> None:
-    """Measure and print; `data` (QQP pairs) is needed unless the quality part is skipped."""
-    embedder = build_embedder(settings)
+    """Measure and print; `data` None skips the quality part, `lookup` False the latency."""
     if data is not None:
-        rows, info = await measure_quality(settings, embedder, console, data=data, limit=limit)
-        console.print(quality_table(rows, info, embedder.name))
-        console.print(
-            f"[dim]quality run: {info['total_s']:.0f} s, of which embedding "
-            f"{info['embed_s']:.0f} s; a label-1 pair counts as right only when its own text_a "
-            "is served[/dim]"
+        await _quality(settings, console, data, limit, split, judge, judge_sample)
+    if lookup:
+        await run_lookup(settings=settings, console=console, sizes=sizes, backends=backends)
+
+
+async def _quality(
+    settings: Settings,
+    console: Console,
+    data: Path,
+    limit: int | None,
+    split: str,
+    judge: bool,
+    judge_sample: int,
+) -> None:
+    embedder = build_embedder(settings)
+    cached = CachedEmbedder(embedder, cache_path(settings.home, embedder.name))
+    sets = {"data": load_pairs(data, limit), "fr": load_pairs(FR_PAIRS)}
+    console.print(f"[dim]embedding and looking up {sum(map(len, sets.values())):,} pairs…[/dim]")
+    asked, timings = await look_up_all(settings, cached, sets)
+    known_wrong = load_known_wrong()
+    policies = {
+        mode: build_policy(
+            mode, embedder=embedder.name, calibrated_threshold=float(cached.calibrated_threshold)
         )
-    embed_times = await embed_latency(embedder)
-    latency = await measure_latency(settings, console, sizes=sizes, backends=backends)
-    console.print(latency_table(latency, embed_times, embedder.name))
+        for mode in MODES
+    }
+    report = run_report(asked, known_wrong, policies)
+    splits = ("dev", "test") if split == "all" else (split,)
+    for name in asked:
+        console.print(grid_table(report, name, splits))
+    console.print(modes_table(report, splits))
+    languages = language_table([*report.shipped, *report.baselines])
+    if languages is not None:
+        console.print(languages)
+    console.print(_detector_line(asked))
+    console.print(
+        f"[dim]embedder {embedder.name}; {int(timings['embedded']):,} texts embedded "
+        f"({timings['embed_s']:.0f} s, the rest from the cache); quality run "
+        f"{timings['total_s']:.0f} s[/dim]"
+    )
+    if judge:
+        await _judge(settings, console, asked["data"], policies["judge"], known_wrong, judge_sample)
     aclose = getattr(embedder, "aclose", None)
     if aclose is not None:
         await aclose()
+
+
+def _detector_line(asked: dict[str, list[Asked]]) -> str:
+    parts = []
+    for name, items in asked.items():
+        questions = {q for a in items for q in (a.pair.text_a, a.pair.text_b)}
+        expected = items[0].pair.lang if items and items[0].pair.lang else "en"
+        hits = sum(detect_language(q) == expected for q in questions)
+        parts.append(f"{name}: {hits}/{len(questions)} detected {expected}")
+    return "language detector (eko/guard/language.py): " + "; ".join(parts)
+
+
+async def _judge(
+    settings: Settings,
+    console: Console,
+    asked: list[Asked],
+    policy: GuardPolicy,
+    known_wrong: frozenset[tuple[str, str]],
+    limit: int,
+) -> None:
+    from eko.bench.guard.judged import run_judge
+    from eko.guard.judge import GuardJudge
+    from eko.llm.runtime import LLMRuntime
+    from eko.prompts.library import PromptLibrary
+
+    runtime = LLMRuntime.from_settings(settings)
+    try:
+        config = Config(
+            "mode judge", dict(policy.thresholds), judge_floors=dict(policy.judge_floors)
+        )
+        judge = GuardJudge(runtime, PromptLibrary(), timeout_s=settings.guard_judge_timeout_s)
+        model = runtime.providers[0].name
+        run = await run_judge(
+            judge, model, measured(asked), config, known_wrong=known_wrong, limit=limit
+        )
+    finally:
+        await runtime.aclose()
+    console.print(judge_table(run))
+    test = [a for a in measured(asked) if a.pair.split == "test"]
+    for label, verdicts in (("balanced (no judge)", None), ("judge (sampled verdicts)", run)):
+        replay = Config(
+            label,
+            dict(policy.thresholds),
+            judge_floors=dict(policy.judge_floors),
+            verdicts=None if verdicts is None else verdicts.verdicts,
+        )
+        result = figures(test, replay, known_wrong=known_wrong)
+        console.print(
+            f"test split, {label}: served {result.served_rate:.1%}, precision "
+            f"{result.precision:.3f}, recall {result.recall:.3f}, known-wrong "
+            f"{result.known_wrong_rate:.2%} ({result.known_wrong}); judge calls per hit "
+            f"{(run.asked / max(result.served, 1)) if verdicts else 0:.2f}"
+        )

@@ -1,83 +1,106 @@
-"""The tables `eko bench guard` prints."""
+"""The quality tables `eko bench guard` prints (the lookup table is latency.py's)."""
 
 from __future__ import annotations
 
-import statistics
-from typing import Any
+from collections.abc import Sequence
 
 from rich.table import Table
 
-from eko.bench.guard.latency import LatencyRow
-from eko.bench.guard.quality import QualityRow
+from eko.bench.guard.judged import JudgeRun
+from eko.bench.guard.metrics import Figures
+from eko.bench.guard.report import QualityReport, Row
 
-_CONTRAST_LABELS = {"negation": "negated", "number": "number changed", "name": "name swapped"}
+_SET_TITLES = {"data": "QQP-format file", "fr": "French set (eko/bench/data/guard_fr_pairs.jsonl)"}
+_COLUMNS = ("served", "precision", "recall", "raw false hits", "known-wrong")
 
 
-def quality_table(rows: list[QualityRow], info: dict[str, Any], embedder: str) -> Table:
+def grid_table(report: QualityReport, name: str, splits: Sequence[str]) -> Table:
+    info = report.sets[name]
     table = Table(
         title=(
-            f"Memory guard on QQP ({info['pairs']:,} pairs: {info['positives']:,} same, "
-            f"{info['negatives']:,} different; all text_a in one scope), embedder {embedder}"
+            f"Memory guard, {_SET_TITLES[name]}: threshold grid with every rule "
+            f"({info['pairs']:,} pairs; excluded: {info['identical']} identical texts, "
+            f"{info['exact']} asked texts stored as is; measured dev {info['dev']:,} / test "
+            f"{info['test']:,})"
         )
     )
-    for column in ("threshold", "check", "precision", "recall", "false-hit rate"):
+    table.add_column("threshold", justify="right")
+    for split in splits:
+        for column in _COLUMNS:
+            table.add_column(f"{split} {column}", justify="right")
+    for row in report.grid[name]:
+        table.add_row(row.config.label, *(c for s in splits for c in _cells(row.by_split[s])))
+    return table
+
+
+def modes_table(report: QualityReport, splits: Sequence[str]) -> Table:
+    chosen = ", ".join(f"{key} {value:.4g}" for key, value in sorted(report.chosen.items()))
+    table = Table(
+        title=(
+            "Memory guard: the shipped modes (eko/guard/modes.py) and baselines, per set; "
+            f"operating points chosen on dev: {chosen}; known-wrong list: "
+            f"{report.known_wrong_size} pairs"
+        )
+    )
+    table.add_column("set")
+    table.add_column("rule", justify="left")
+    for split in splits:
+        for column in _COLUMNS:
+            table.add_column(f"{split} {column}", justify="right")
+    table.add_column("model calls / hit", justify="right")
+    for row in [*report.shipped, *report.baselines]:
+        table.add_row(
+            row.name,
+            row.config.label,
+            *(c for s in splits for c in _cells(row.by_split[s])),
+            "0",  # a lookup calls no model outside the judge mode's grey band
+        )
+    return table
+
+
+def language_table(rows: Sequence[Row]) -> Table | None:
+    """Test-split figures per language, when the set has several."""
+    with_languages = [row for row in rows if row.by_language]
+    if not with_languages:
+        return None
+    table = Table(title="By language (test split; the file's `lang`, else detected)")
+    table.add_column("set")
+    table.add_column("rule")
+    table.add_column("language")
+    table.add_column("asked", justify="right")
+    for column in _COLUMNS:
         table.add_column(column, justify="right")
-    for kind, n in info["contrasts"].items():
-        table.add_column(f"{_CONTRAST_LABELS[kind]} served (n={n})", justify="right")
-    for row in rows:
-        label = (
-            f"{row.threshold:.2f}"
-            if round(row.threshold, 2) == row.threshold
-            else (f"{row.threshold:.3f}")
-        )
-        if row.threshold == info["calibrated"]:
-            label += " (calibrated)"
-        table.add_row(
-            label,
-            "on" if row.check else "off",
-            f"{row.precision:.3f}",
-            f"{row.recall:.3f}",
-            f"{row.false_hit_rate:.1%}",
-            *(f"{row.contrast[kind]:.1%}" for kind in info["contrasts"]),
-        )
+    for row in with_languages:
+        for language, figures in row.by_language.items():
+            if not figures.asked:
+                continue
+            table.add_row(
+                row.name, row.config.label, language, str(figures.asked), *_cells(figures)
+            )
     return table
 
 
-def latency_table(rows: list[LatencyRow], embed_times: list[float], embedder: str) -> Table:
+def judge_table(run: JudgeRun) -> Table:
     table = Table(
         title=(
-            "Memory guard lookup latency (exact key + vector search + check + usage count; "
-            "half hits, half misses; vectors precomputed)"
+            f"Judge ({run.model}) on {run.asked} grey-band candidates of the test split "
+            f"(cosine in [floor, threshold), passed the rules); {run.errors} failed "
+            f"(not served); median {run.median_ms:.0f} ms per call"
         )
     )
-    for column in ("backend", "entries", "load", "p50", "p95", "served", "lookups"):
-        table.add_column(column, justify="left" if column == "backend" else "right")
-    for row in rows:
-        table.add_row(
-            row.backend,
-            f"{row.size:,}",
-            f"{row.load_s:.1f} s",
-            f"{_ms(statistics.median(row.latencies))}",
-            f"{_ms(_p95(row.latencies))}",
-            f"{row.served}/{len(row.latencies)}",
-            str(len(row.latencies)),
-        )
-    table.add_row(
-        f"+ embed 1 question ({embedder})",
-        "-",
-        "-",
-        _ms(statistics.median(embed_times)),
-        _ms(_p95(embed_times)),
-        "-",
-        str(len(embed_times)),
-    )
+    for column in ("candidates", "n", "judge said same", "judge said different", "failed"):
+        table.add_column(column, justify="left" if column == "candidates" else "right")
+    for kind, counts in run.by_kind.items():
+        table.add_row(kind, *(str(counts[k]) for k in ("n", "same", "different", "failed")))
     return table
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:.2f} ms"
-
-
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[round(0.95 * (len(ordered) - 1))]
+def _cells(figures: Figures) -> list[str]:
+    precision = "-" if figures.served == 0 else f"{figures.precision:.3f}"
+    return [
+        f"{figures.served_rate:.1%}",
+        precision,
+        f"{figures.recall:.3f}",
+        f"{figures.false_hit_rate:.1%}",
+        f"{figures.known_wrong_rate:.2%} ({figures.known_wrong})",
+    ]

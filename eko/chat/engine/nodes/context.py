@@ -8,6 +8,7 @@ from typing import Any
 
 from eko.chat.engine.context_loader import ChatContext, ContextLoader, HistoryItem
 from eko.chat.engine.registry import NodeContext, NodeOutput, NodeResult, NodeSpec, WriterSection
+from eko.guard.utterance import refers_to_user
 
 NODE_ID = "A"
 NODE_TYPE = "tool.db_load_context"
@@ -22,7 +23,12 @@ def context_node(loader: ContextLoader, *, timeout_s: float) -> NodeSpec:
         extended = await loader.extended_history(ctx, room_id=context.turn.room.id, level=level)
         sources: list[str] = []
         if ctx.facts:
+            # In the prompt: the answer is for this user alone (eko.guard.validation), and
+            # never cached when the writer's answer repeats one of them (answer_uses_facts).
             sources.append("facts")
+        if refers_to_user(context.turn.user_message.content):
+            # "my …", "am I …", "mon …": the answer depends on who asks: never cached.
+            sources.append("about_the_user")
         if extended:
             sources.append("extended_history")
         text = render_user_context(ctx, level=level, extended=extended)

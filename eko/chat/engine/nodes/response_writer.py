@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from eko.chat.engine.registry import NodeContext, NodeOutput, NodeResult, NodeSpec
 from eko.chat.engine.writer import ResponseWriter
+from eko.guard.utterance import facts_in_answer
 from eko.llm.errors import LLMError
 
 NODE_ID = "D"
@@ -18,8 +19,14 @@ def response_writer_node(writer: ResponseWriter, *, timeout_s: float) -> NodeSpe
             answer = await writer.write(context, inputs)
         except LLMError as exc:
             return NodeOutput(data={"fallback": "llm_error"}, error=f"llm_error: {exc}"[:300])
+        facts = {fact.fact_key: fact.value for fact in context.ctx.facts}
         return NodeOutput(
-            data={"provider": answer.completion.provider, "model": answer.completion.model},
+            data={
+                "provider": answer.completion.provider,
+                "model": answer.completion.model,
+                # Keys of the user's facts whose value the answer repeats: never cached.
+                "answer_uses_facts": facts_in_answer(answer.text, facts),
+            },
             value=answer,
         )
 

@@ -1,0 +1,20 @@
+"""Settings of the in-memory vector index: a section of eko.config.Settings (which inherits
+it, so it reads from EKO_* like every other setting)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class VectorMemorySettings(BaseModel):
+    # --- in-memory vector search (eko/store/vectors_memory.py) ---
+    # Collections searched in memory in front of the database's own index (kept in step on
+    # every write, across workers through the event bus). Empty: every search goes to the
+    # database. About 1.6 kB per 384-dim vector: ~155 MB per 100k memory-guard entries.
+    vector_memory_collections: list[str] = ["guard"]
+    # A partition (one collection, model and scope) loaded with more rows than this is split
+    # into ~sqrt(n) cells and searched in the `vector_memory_probes` cells nearest the query:
+    # ~20x less work at 100k rows, at a recall `eko bench guard --lookup` measures. 0: always
+    # exact (one matrix product over the partition).
+    vector_memory_exact_max_rows: int = Field(default=20_000, ge=0)
+    vector_memory_probes: int = Field(default=16, ge=1, le=4096)

@@ -1,0 +1,163 @@
+"""Word-level rules of the verifier: the kind of question, opposite words, and counts.
+
+- **kind**: "Who is X?" is not "Where is X?", "Quand …" is not "Combien …": both ask a
+  definite kind (who, where, when, why, how many) and none in common. Open kinds (what,
+  which, how, yes/no) mix freely: paraphrases swap them all the time (measured on QQP).
+- **opposites**: one side says "increase", "summer", "avant", "ajouter" and the other its
+  opposite ("reduce", "winter", "après", "retirer"): the same words around them, the
+  opposite question.
+- **counts**: "un œuf" / "6 œufs", "a day" / "3 days": the same thing counted differently,
+  which the number rule (only swaps fail) lets through.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from eko.guard.normalize import fold_words
+
+# --- the kind of question ---
+
+_KINDS = {
+    "who": "who", "whom": "who", "whose": "who", "qui": "who",
+    "where": "where", "ou": "where",
+    "when": "when", "quand": "when",
+    "why": "why", "pourquoi": "why",
+    "combien": "count",
+    "how": "how", "comment": "how",
+    "what": "what", "which": "what", "que": "what", "quel": "what", "quelle": "what",
+    "quels": "what", "quelles": "what", "quoi": "what", "qu": "what",
+}  # fmt: skip
+_COUNT_AFTER_HOW = frozenset({"many", "much", "long", "old", "often", "far", "big"})
+# Kinds that change the answer whatever the rest says.
+_DEFINITE = frozenset({"who", "where", "when", "why", "count"})
+
+
+def question_kinds(text: str) -> frozenset[str]:
+    """The definite kinds a question asks (who / where / when / why / count), from every
+    question word in it: "When and by whom was …" asks both when and who."""
+    raw = unicodedata.normalize("NFKC", text).casefold()
+    words = fold_words(text)
+    kinds = set()
+    for i, word in enumerate(words):
+        if word == "ou" and "où" not in raw:
+            continue  # "ou" (or) without its accent is not "où" (where)
+        if word == "how" and i + 1 < len(words) and words[i + 1] in _COUNT_AFTER_HOW:
+            kinds.add("count")
+        elif word in _KINDS:
+            kinds.add(_KINDS[word])
+    return frozenset(kinds & _DEFINITE)
+
+
+def kinds_differ(question: str, stored: str) -> tuple[list[str], list[str]] | None:
+    """Both ask a definite kind, and no kind in common ("Who is X?" / "Where is X?"). Open
+    kinds (what, which, how, yes/no) never conflict: paraphrases swap them all the time."""
+    kq, ks = question_kinds(question), question_kinds(stored)
+    if not kq or not ks or kq & ks:
+        return None
+    return sorted(kq), sorted(ks)
+
+
+# --- opposite words ---
+
+_OPPOSITES_TEXT = """
+increase|increasing|increased|raise|gain|enlarge decrease|decreasing|reduce|reduced|lower|lose
+add|adding|added remove|removing|removed|delete|deleting
+before after
+buy|buying sell|selling
+open|opening close|closing
+enable|enabling disable|disabling
+install|installing uninstall|uninstalling
+import|importing export|exporting
+upload|uploading download|downloading
+man|men|male|boy|boys|husband|father|son woman|women|female|girl|girls|wife|mother|daughter
+brother sister
+summer winter
+hot cold
+best worst
+advantages|advantage|benefits|benefit|pros disadvantages|disadvantage|risks|dangers|cons
+love hate
+first last
+minimum|min maximum|max
+cheap|cheapest expensive
+morning evening|night
+question|questions answer|answers
+encrypt decrypt
+send|sending receive|receiving
+augmenter|augmente|augmentation diminuer|diminue|reduire|baisser
+ajouter|ajoute|ajout retirer|retire|supprimer|supprime|enlever
+avant apres
+acheter|achat vendre|vente
+ouvrir|ouvert|ouverte fermer|ferme|fermee
+activer|active desactiver|desactive
+installer desinstaller
+importer exporter
+homme|hommes|garcon|garcons|mari|pere|fils|frere femme|femmes|fille|filles|epouse|mere|soeur
+hiver printemps
+chaud froid
+meilleur|meilleure|meilleurs pire|pires
+avantages|avantage|bienfaits|bienfait inconvenients|inconvenient|dangers|danger|risques
+aimer|aime detester|deteste
+premier|premiere dernier|derniere
+minimum maximum
+envoyer|envoi recevoir|reception
+monter descendre
+allumer eteindre
+entrer sortir
+"""
+
+
+def _opposite_pairs() -> list[tuple[frozenset[str], frozenset[str]]]:
+    pairs = []
+    for line in _OPPOSITES_TEXT.strip().splitlines():
+        left, right = line.split()
+        pairs.append((frozenset(left.split("|")), frozenset(right.split("|"))))
+    return pairs
+
+
+_OPPOSITES = _opposite_pairs()
+
+
+def opposites(question: str, stored: str) -> list[str] | None:
+    """A word on one side only whose opposite is on the other side only."""
+    wq, ws = set(fold_words(question)), set(fold_words(stored))
+    only_q, only_s = wq - ws, ws - wq
+    for left, right in _OPPOSITES:
+        for a, b in ((left, right), (right, left)):
+            found_q, found_s = only_q & a, only_s & b
+            if found_q and found_s and not (wq & b) and not (ws & a):
+                return [min(found_q), min(found_s)]
+    return None
+
+
+# --- counts ---
+
+_ARTICLES_ONE = frozenset({"a", "an", "one", "un", "une", "per", "par"})
+
+
+def counts(text: str) -> dict[str, str]:
+    """Nouns with their count: "6 œufs" -> {oeuf: 6}, "un œuf" / "a day" -> {oeuf: 1, day: 1}."""
+    words = fold_words(text)
+    found: dict[str, str] = {}
+    for i, word in enumerate(words[:-1]):
+        noun = _singular(words[i + 1])
+        if word.isdigit():
+            found.setdefault(noun, word.lstrip("0") or "0")
+        elif word in _ARTICLES_ONE and len(noun) > 2:
+            found.setdefault(noun, "1")
+    return found
+
+
+def counts_differ(question: str, stored: str) -> dict[str, list[str]] | None:
+    cq, cs = counts(question), counts(stored)
+    for noun in sorted(cq.keys() & cs.keys()):
+        # Only "one" against a written number: two written numbers are the number rule's.
+        if cq[noun] != cs[noun] and "1" in (cq[noun], cs[noun]):
+            return {noun: [cq[noun], cs[noun]]}
+    return None
+
+
+def _singular(word: str) -> str:
+    if word.endswith(("s", "x")) and len(word) > 3:
+        return word[:-1]
+    return word
