@@ -1,0 +1,88 @@
+"""A reflection on the bundled local model, through the API: the directive prompt is answered
+in JSON under the schema, the decision is stored with its tone and tokens, and a "message"
+decision is posted in the lobby as a proactive message."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from eko.api.app import create_app
+from eko.config import Settings
+from eko.memory.items import NewItem
+from eko.memory.scopes import room_key
+from eko.store import users as user_repo
+from eko.store.db import Database
+from eko.wiring import build_services
+
+pytestmark = pytest.mark.slow
+
+TONES = {"playful", "helpful", "technical", None}
+
+
+# One real-model run is the cost; the scripted twins cover both backends.
+@pytest.mark.parametrize("backend", ["sqlite"])
+async def test_a_reflection_on_the_bundled_model_decides_and_is_recorded(
+    database: Database,
+) -> None:
+    settings = Settings(  # type: ignore[call-arg]
+        database_url=database.url,
+        memory_extract_enabled=False,
+        lobby_proactive_enabled=False,  # only the trigger below calls the model
+        _env_file=None,
+    )
+    services = build_services(settings, database=database)
+    app = create_app(settings, services=services, migrate=False)
+    async with services.database.session() as session:
+        _, key = await user_repo.create_user(session, display_name="Lina", is_pro=True)
+    headers = {"Authorization": f"Bearer {key}"}
+    try:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://eko.test", timeout=900
+        ) as client:
+            lobby = (await client.post("/v1/rooms", json={"kind": "lobby"}, headers=headers)).json()
+            await services.memory.items.remember(
+                NewItem(
+                    kind="goal",
+                    subject="Kraken FM",
+                    content="Qu'est-ce que Kraken FM, dont l'équipe parle souvent ?",
+                ),
+                scope=room_key(lobby["id"]),
+            )
+            for text in (
+                "On relance Kraken FM ce soir ?",
+                "Oui, la playlist de Kraken FM était top hier",
+                "Je m'occupe du flux audio",
+            ):
+                posted = await client.post(
+                    f"/v1/rooms/{lobby['id']}/messages", json={"content": text}, headers=headers
+                )
+                assert posted.status_code == 201, posted.text
+            response = await client.post(
+                f"/v1/rooms/{lobby['id']}/reflection/trigger", headers=headers
+            )
+            assert response.status_code == 200, response.text
+            body = response.json()
+            calls = (await client.get(f"/v1/rooms/{lobby['id']}/llm-calls", headers=headers)).json()
+            messages = (
+                await client.get(f"/v1/rooms/{lobby['id']}/messages", headers=headers)
+            ).json()["items"]
+    finally:
+        await services.aclose()
+
+    reflection = body["reflection"]
+    assert reflection.get("skipped") is None, reflection
+    # The model answered under the schema: a decision was parsed, not a failed call.
+    assert reflection["action"] in {"message", "pass"}, reflection
+    assert not str(reflection.get("reason") or "").startswith("model call failed"), reflection
+    assert reflection["tone"] in TONES
+    reflection_calls = [c for c in calls if c["purpose"] == "reflection"]
+    assert len(reflection_calls) == 1, [c["purpose"] for c in calls]
+    assert reflection_calls[0]["provider"] == "local"
+    assert reflection_calls[0]["outcome"] == "ok", reflection_calls[0]
+    if reflection["action"] == "message":
+        assert messages[-1]["role"] == "assistant"
+        assert messages[-1]["metadata"]["proactive"] is True
+        assert messages[-1]["content"].strip()
+    else:
+        assert messages[-1]["role"] == "user"  # a pass posts nothing
