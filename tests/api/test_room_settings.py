@@ -7,8 +7,11 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from eko.memory.items import NewItem
+from eko.memory.scopes import room_key
+from eko.store.memory_models import MemoryItem
 from eko.store.message_versions import list_versions
-from eko.store.models import Message, Room, RoomMember
+from eko.store.models import Embedding, Message, Room, RoomMember
 
 PROBLEM = "application/problem+json"
 
@@ -141,3 +144,42 @@ async def test_patch_me_changes_name_and_language(make_harness: Any) -> None:
         assert refused.status_code == 422 and refused.headers["content-type"] == PROBLEM
     assert me["display_name"] == "Alice" and me["settings"]["language"] == "fr"
     assert me["role"] == "member"
+
+
+async def test_a_deleted_room_takes_its_vectors_and_memory_items_along(make_harness: Any) -> None:
+    async with make_harness() as h:
+        _, alice = await h.user("alice")
+        gone = await h.direct_room(alice)
+        kept = await h.direct_room(alice)
+        await _post(h, gone, alice, "Mon chat s'appelle Pistache.")
+        await _post(h, kept, alice, "Mon chien s'appelle Biscotte.")
+        for room_id in (gone, kept):  # a context build embeds the room's turns
+            built = await h.client.get(
+                f"/v1/rooms/{room_id}/context", params={"q": "animal"}, headers=alice
+            )
+            assert built.status_code == 200, built.text
+            await h.services.memory.items.remember(
+                NewItem("fact", "alice", f"a un animal ({room_id})"), scope=room_key(room_id)
+            )
+
+        async def counts(room_id: str) -> tuple[int, int]:
+            async with h.services.database.session() as session:
+                vectors = await session.execute(
+                    select(func.count())
+                    .select_from(Embedding)
+                    .where(Embedding.key == room_key(room_id))
+                )
+                items = await session.execute(
+                    select(func.count())
+                    .select_from(MemoryItem)
+                    .where(MemoryItem.scope == room_key(room_id))
+                )
+                return vectors.scalar_one(), items.scalar_one()
+
+        before = await counts(gone)
+        deleted = await h.client.delete(f"/v1/rooms/{gone}", headers=alice)
+        after, other = await counts(gone), await counts(kept)
+    assert before[0] >= 3 and before[1] == 1  # two turns and the item's vector; the item
+    assert deleted.status_code == 204
+    assert after == (0, 0)
+    assert other[0] >= 3 and other[1] == 1  # another room keeps its own

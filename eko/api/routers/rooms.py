@@ -36,6 +36,7 @@ from eko.api.schemas import (
 )
 from eko.api.sse_reply import sse_doc, stream_reply, wants_stream
 from eko.chat.service import EmptyMessage, IdempotencyConflict, MessageTooLong
+from eko.memory.forget_room import forget_room
 from eko.store import llm_calls as call_repo
 from eko.store import messages as message_repo
 from eko.store import rooms as room_repo
@@ -100,8 +101,11 @@ async def rename_room(
 @router.delete(
     "/{room_id}", status_code=status.HTTP_204_NO_CONTENT, responses=problem_responses(403, 404)
 )
-async def delete_room(room_id: str, user: CurrentUser, session: SessionDep) -> None:
-    """Delete a direct room with all its messages: only the user who created it."""
+async def delete_room(
+    room_id: str, user: CurrentUser, session: SessionDep, services: ServicesDep
+) -> None:
+    """Delete a direct room with all its messages, its vectors and its memory items: only the
+    user who created it."""
     room = await room_for_user(session, room_id=room_id, user=user)
     if room.kind != "direct" or room.created_by != user.id:
         raise Problem(
@@ -110,6 +114,7 @@ async def delete_room(room_id: str, user: CurrentUser, session: SessionDep) -> N
             "Not your room to delete",
             "Only the creator of a direct room deletes it.",
         )
+    await forget_room(session, vectors=services.vectors, room_id=room.id)
     await room_repo.delete_room(session, room_id=room.id)
 
 
