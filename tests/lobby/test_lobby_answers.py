@@ -54,7 +54,8 @@ async def test_a_mention_is_answered_with_the_last_20_lobby_messages(
         response = await h.client.post(url, json={"content": "Eko, tu suis ?"}, headers=marie)
         answer = response.json()["assistant_message"]
         assert answer["type"] != "paywall"  # unanswered lobby messages cost no free quota
-    prompt = "\n".join(message.content for message in model.requests[-1].messages)
+    # The conversation turns (the system prompt's recalled older turns may quote any message).
+    prompt = "\n".join(m.content for m in model.requests[-1].messages if m.role != "system")
     # The mention is message 25: the 20 messages up to it are 6..25, so 5 is gone and 6 is there.
     assert "remarque numéro 6" in prompt
     assert "remarque numéro 24" in prompt
