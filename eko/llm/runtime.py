@@ -21,15 +21,14 @@ from pydantic import BaseModel
 from eko.llm.breaker import BreakerSnapshot, CircuitBreaker
 from eko.llm.call_log import CallContext, call_record, render_prompt_dump, write_call
 from eko.llm.correction import describe_invalid, with_correction
-from eko.llm.deadline import remaining_s
 from eko.llm.errors import (
-    AllProvidersFailed,
     InvalidOutput,
     PromptTooLong,
     ProviderError,
     ProviderTimeout,
     ProviderUnavailable,
 )
+from eko.llm.provider_walk import MIN_CALL_BUDGET_S, none_answered, provider_turns
 from eko.llm.streaming import StreamingRuntime
 from eko.llm.structured import StructuredOutputError, output_schema, parse_output
 from eko.llm.types import (
@@ -52,9 +51,6 @@ if TYPE_CHECKING:
     from eko.config import Settings
 
 log = structlog.get_logger("eko.llm")
-
-# Below this, a provider call is not worth starting: the message's deadline is spent.
-_MIN_CALL_BUDGET_S = 0.5
 
 
 class LLMRuntime(StreamingRuntime):  # stream(): eko/llm/streaming.py
@@ -182,20 +178,8 @@ class LLMRuntime(StreamingRuntime):  # stream(): eko/llm/streaming.py
         call = CallContext(purpose=purpose, room_id=room_id, message_id=message_id)
         attempts: list[Attempt] = []
         skipped: list[str] = []
-        for index, provider in enumerate(self.providers):
-            breaker = self._breakers[index]
-            if not breaker.allow():
-                skipped.append(provider.name)
-                log.info("llm.skipped", purpose=purpose, provider=provider.name, reason="breaker")
-                continue
-            budget, shared = self._budget(index)
-            if budget is not None and budget < _MIN_CALL_BUDGET_S:
-                breaker.release()
-                skipped.append(provider.name)
-                log.warning(
-                    "llm.skipped", purpose=purpose, provider=provider.name, reason="deadline"
-                )
-                continue  # a later provider may still fit in what is left
+        for turn in provider_turns(self.providers, self._breakers, skipped, purpose=purpose):
+            provider, breaker = turn.provider, turn.breaker
             try:
                 answer = await self._ask(
                     provider,
@@ -203,9 +187,9 @@ class LLMRuntime(StreamingRuntime):  # stream(): eko/llm/streaming.py
                     output,
                     call,
                     attempts,
-                    first=index == 0,
-                    budget=budget,
-                    budget_is_share=shared,
+                    first=turn.index == 0,
+                    budget=turn.budget,
+                    budget_is_share=turn.budget_is_share,
                     breaker=breaker,
                 )
             except BaseException:
@@ -223,21 +207,7 @@ class LLMRuntime(StreamingRuntime):  # stream(): eko/llm/streaming.py
                     truncated=answer.response.truncated,
                     input_cut=answer.response.input_cut,
                 )
-        remaining = remaining_s()
-        raise AllProvidersFailed(
-            tuple(attempts),
-            skipped=tuple(skipped),
-            timed_out=remaining is not None and remaining < _MIN_CALL_BUDGET_S,
-        )
-
-    def _budget(self, index: int) -> tuple[float | None, bool]:
-        """Seconds this provider may take: what is left of the message's deadline, or half of
-        it (a share) when a later provider that is not known to be down could still answer."""
-        remaining = remaining_s()
-        if remaining is None:
-            return None, False
-        later = any(b.available for b in self._breakers[index + 1 :])
-        return (remaining / 2, True) if later else (remaining, False)
+        raise none_answered(attempts, skipped)
 
     async def _ask(
         self,
@@ -262,7 +232,7 @@ class LLMRuntime(StreamingRuntime):  # stream(): eko/llm/streaming.py
         for try_number in range(tries):
             started = time.perf_counter()
             left = None if deadline is None else deadline - started
-            if left is not None and left < _MIN_CALL_BUDGET_S:
+            if left is not None and left < MIN_CALL_BUDGET_S:
                 breaker.release()
                 return None
             try:

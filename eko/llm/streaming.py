@@ -18,15 +18,14 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from eko.llm.call_log import CallContext
-from eko.llm.deadline import remaining_s
 from eko.llm.errors import (
-    AllProvidersFailed,
     InvalidOutput,
     LLMError,
     ProviderError,
     ProviderTimeout,
     ProviderUnavailable,
 )
+from eko.llm.provider_walk import none_answered, provider_turns
 from eko.llm.types import (
     Attempt,
     ChatMessage,
@@ -45,7 +44,6 @@ if TYPE_CHECKING:
 log = structlog.get_logger("eko.llm")
 
 DeltaSink = Callable[[str], None]
-_MIN_CALL_BUDGET_S = 0.5
 
 
 class StreamInterrupted(LLMError):
@@ -79,8 +77,6 @@ class StreamingRuntime:
     _assistant_name: str
 
     if TYPE_CHECKING:
-
-        def _budget(self, index: int) -> tuple[float | None, bool]: ...
 
         def _verdict(self, breaker: CircuitBreaker, error: str, *, severe: bool) -> None: ...
 
@@ -130,16 +126,8 @@ class StreamingRuntime:
         call = CallContext(purpose=purpose, room_id=room_id, message_id=message_id)
         attempts: list[Attempt] = []
         skipped: list[str] = []
-        for index, provider in enumerate(self.providers):
-            breaker = self._breakers[index]
-            if not breaker.allow():
-                skipped.append(provider.name)
-                continue
-            budget, _shared = self._budget(index)
-            if budget is not None and budget < _MIN_CALL_BUDGET_S:
-                breaker.release()
-                skipped.append(provider.name)
-                continue
+        for turn in provider_turns(self.providers, self._breakers, skipped, purpose=purpose):
+            provider, breaker, budget = turn.provider, turn.breaker, turn.budget
             shown: list[str] = []
             attempt_started = time.perf_counter()
 
@@ -183,7 +171,7 @@ class StreamingRuntime:
                 )
                 raise
             breaker.record_success()
-            outcome: Outcome = "ok" if index == 0 else "fallback"
+            outcome: Outcome = "ok" if turn.index == 0 else "fallback"
             attempt = await self._attempt(
                 attempts, call, provider, request, outcome, attempt_started, response=response
             )
@@ -197,12 +185,7 @@ class StreamingRuntime:
                 attempts=tuple(attempts),
                 truncated=response.truncated,
             )
-        remaining = remaining_s()
-        raise AllProvidersFailed(
-            tuple(attempts),
-            skipped=tuple(skipped),
-            timed_out=remaining is not None and remaining < _MIN_CALL_BUDGET_S,
-        )
+        raise none_answered(attempts, skipped)
 
 
 async def _one_stream(
