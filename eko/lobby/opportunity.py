@@ -18,8 +18,8 @@ import structlog
 
 from eko.config import Settings
 from eko.llm.runtime import LLMRuntime
-from eko.llm.types import ChatMessage
 from eko.lobby import context, store
+from eko.lobby.decision_call import ask_decision
 from eko.lobby.mentions import persona_name
 from eko.lobby.outputs import OpportunityDecision
 from eko.lobby.reflection import Reflector
@@ -152,28 +152,9 @@ class OpportunityEvaluator:
         )
 
     async def _decide(self, reflection: Reflection, prompt: str) -> OpportunityDecision | None:
-        reflection.model_calls += 1
-        try:
-            completion = await self._runtime.complete(
-                [ChatMessage("user", prompt)],
-                output=OpportunityDecision,
-                purpose=PURPOSE,
-                room_id=reflection.room_id,
-                priority="background",
-            )
-        except Exception as exc:  # a failed call is a pass
-            log.warning(
-                "lobby.opportunity.model_failed", room_id=reflection.room_id, error=str(exc)
-            )
-            reflection.reason = f"model call failed: {type(exc).__name__}"
-            return None
-        reflection.llm_model = completion.model
-        reflection.llm_tokens = sum(
-            a.usage.input_tokens + a.usage.output_tokens for a in completion.attempts
+        decision = await ask_decision(
+            self._runtime, reflection, prompt, output=OpportunityDecision, purpose=PURPOSE
         )
-        decision = completion.data
         if decision is not None:
-            reflection.reason = decision.reason
-            reflection.tone = decision.tone
             reflection.meta = {**reflection.meta, "confidence": decision.confidence}
         return decision

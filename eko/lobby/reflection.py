@@ -22,8 +22,8 @@ from eko.config import Settings
 from eko.events.payloads import message_created
 from eko.events.types import EventBus
 from eko.llm.runtime import LLMRuntime
-from eko.llm.types import ChatMessage
 from eko.lobby import context, store
+from eko.lobby.decision_call import ask_decision
 from eko.lobby.live import LivePhases
 from eko.lobby.mentions import persona_name
 from eko.lobby.outputs import ReflectionDecision
@@ -251,28 +251,9 @@ class Reflector:
         return text, len(facts), hint
 
     async def _decide(self, reflection: Reflection, prompt: str) -> ReflectionDecision | None:
-        reflection.model_calls += 1
-        try:
-            completion = await self._runtime.complete(
-                [ChatMessage("user", prompt)],
-                output=ReflectionDecision,
-                purpose=PURPOSE,
-                room_id=reflection.room_id,
-                priority="background",
-            )
-        except Exception as exc:  # a failed model call is a pass, never a lost slot
-            log.warning("lobby.reflection.model_failed", room_id=reflection.room_id, error=str(exc))
-            reflection.reason = f"model call failed: {type(exc).__name__}"
-            return None
-        reflection.llm_model = completion.model
-        reflection.llm_tokens = sum(
-            a.usage.input_tokens + a.usage.output_tokens for a in completion.attempts
+        return await ask_decision(
+            self._runtime, reflection, prompt, output=ReflectionDecision, purpose=PURPOSE
         )
-        decision = completion.data
-        if decision is not None:
-            reflection.reason = decision.reason
-            reflection.tone = decision.tone
-        return decision
 
     async def post(self, room_id: str, reflection: Reflection, text: str) -> Posted:
         message, created = await message_repo.append_message(
