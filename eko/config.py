@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, SecretStr, field_validator, model_validat
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from eko.config_guard import GuardSettings
+from eko.config_orchestrator import OrchestratorSettings
 from eko.config_sections import ChainSettings, LobbySettings, RecallSettings
 from eko.config_vectors import VectorMemorySettings
 
@@ -65,7 +66,13 @@ class ProviderConfig(BaseModel):
 
 
 class Settings(
-    LobbySettings, ChainSettings, RecallSettings, VectorMemorySettings, GuardSettings, BaseSettings
+    LobbySettings,
+    ChainSettings,
+    RecallSettings,
+    VectorMemorySettings,
+    GuardSettings,
+    OrchestratorSettings,
+    BaseSettings,
 ):
     model_config = SettingsConfigDict(
         env_prefix="EKO_",

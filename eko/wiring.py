@@ -70,7 +70,10 @@ class Services:
     async def warm_up(self) -> int:
         """Prime the local model with the prompt heads every reply starts with."""
         prefixes = stable_prefixes(
-            self.prompts, self.engine.nodes, persona=self.settings.default_persona
+            self.prompts,
+            self.engine.nodes,
+            persona=self.settings.default_persona,
+            compact=self.engine.orchestrator.compact,
         )
         return await warm_up(self.providers, prefixes)
 

@@ -52,7 +52,7 @@ class JsonVerdict:
 
 
 def orchestrator_output_model() -> type[BaseModel]:
-    from eko.chat.engine.orchestrator import output_model
+    from eko.chat.engine.orchestrator_contract import output_model
 
     return output_model(())
 

@@ -33,6 +33,7 @@ class ChatEngineParts:
     paywall: QuotaPaywall
     web: WebSearchProvider | None
     catalog: AgentCatalog
+    orchestrator: Orchestrator
 
     async def aclose(self) -> None:
         if self.web is not None:
@@ -91,4 +92,5 @@ def build_chat_engine(
         paywall=QuotaPaywall(database=database, prompts=prompts),
         web=web,
         catalog=catalog,
+        orchestrator=orchestrator,
     )

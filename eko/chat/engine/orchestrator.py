@@ -1,30 +1,26 @@
 """The orchestrator: deterministic state -> ONE model call -> deterministic guardrails.
 
-The model answers under the seed's universal output contract
-
-    {confidence, decision, notes, payload: {intent, context_level, need_web,
-     web_search_prompt, scope_need, scopes_selected}}
-
-with every string bounded and intent / context_level as enums, so a small local model's JSON
-grammar stays short. Its answer is a proposal: `guardrails.apply_guardrails` decides. Any
-failure (timeout, every provider down, invalid JSON, low confidence) ends in the deterministic
-fallback, and the reason is recorded.
+The model answers under one of two output contracts (orchestrator_contract.py): the seed's
+full one for a capable model, a compact one for the bundled local model (a fraction of the
+generated tokens; `EKO_ORCHESTRATOR_CONTRACT`). Its answer is a proposal:
+`guardrails.apply_guardrails` decides. Any failure (timeout, every provider down, invalid
+JSON, low confidence) ends in the deterministic fallback, and the reason is recorded.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import structlog
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
+from pydantic import BaseModel
 
 from eko.chat.engine.capabilities import AgentCatalog
 from eko.chat.engine.context_loader import ChatContext
-from eko.chat.engine.decision import ContextLevel, Intent, OrchestratorResult, Proposal, Signals
+from eko.chat.engine.decision import OrchestratorResult, Proposal, Signals
 from eko.chat.engine.guardrails import apply_guardrails
+from eko.chat.engine.orchestrator_contract import compact_output_model, output_model, to_proposal
 from eko.chat.engine.registry import NodeRegistry
 from eko.chat.engine.templates import fill
 from eko.chat.pipeline import Turn
@@ -38,76 +34,9 @@ from eko.prompts.library import PromptLibrary
 log = structlog.get_logger("eko.chat")
 
 SYSTEM_PROMPT = "orchestrator/system.md"
+COMPACT_SYSTEM_PROMPT = "orchestrator/system_compact.md"
 # Per message of the conversation shown to the orchestrator (it needs the gist, not the text).
 _MESSAGE_CHARS = 300
-
-
-# Confidence is asked on a 0.05 grid: a JSON number has no length bound in a grammar, and a
-# small model happily writes 0.99999999… (a token per digit). Validation takes any float in [0, 1].
-CONFIDENCE_STEPS = [round(step * 0.05, 2) for step in range(21)]
-Confidence = Annotated[
-    float, Field(ge=0, le=1), WithJsonSchema({"type": "number", "enum": CONFIDENCE_STEPS})
-]
-
-
-class OrchestratorPayload(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    intent: Intent
-    context_level: ContextLevel
-    need_web: bool
-    web_search_prompt: str = Field(max_length=100)
-    scope_need: bool
-    # Narrowed to the existing scope names for each call (see output_model).
-    scopes_selected: list[Annotated[str, Field(max_length=64)]] = Field(max_length=3)
-
-
-class OrchestratorOutput(BaseModel):
-    """The seed's output contract; the backend trusts it only at confidence >= 0.8.
-
-    Every string is bounded and intent / context_level are enums: under a JSON grammar a small
-    model fills strings up to their bound, and each character costs generation time.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-    confidence: Confidence
-    decision: str = Field(max_length=32)
-    notes: str = Field(max_length=80)
-    payload: OrchestratorPayload
-
-    def to_proposal(self) -> Proposal:
-        payload = self.payload
-        return Proposal(
-            intent=payload.intent,
-            context_level=payload.context_level,
-            need_web=payload.need_web,
-            web_search_prompt=payload.web_search_prompt,
-            scope_need=payload.scope_need,
-            scopes_selected=tuple(payload.scopes_selected),
-            confidence=self.confidence,
-            decision=self.decision,
-            notes=self.notes,
-        )
-
-
-@lru_cache(maxsize=64)
-def output_model(scopes: tuple[str, ...]) -> type[OrchestratorOutput]:
-    """The output contract with scopes_selected as an enum of the existing scope names (none:
-    an empty list), so the model cannot invent a scope and its grammar stays short."""
-    item: Any = (
-        # Always an "enum" (pydantic writes "const" for one value, which some grammars lack).
-        Annotated[Literal[scopes], WithJsonSchema({"type": "string", "enum": list(scopes)})]
-        if scopes
-        else Annotated[str, Field(max_length=1)]
-    )
-    payload = create_model(
-        "OrchestratorPayload",
-        __base__=OrchestratorPayload,
-        scopes_selected=(list[item], Field(max_length=min(3, len(scopes)))),
-    )
-    model: type[OrchestratorOutput] = create_model(
-        "OrchestratorOutput", __base__=OrchestratorOutput, payload=(payload, ...)
-    )
-    return model
 
 
 class Orchestrator:
@@ -166,7 +95,7 @@ class Orchestrator:
                 completion = await asyncio.wait_for(
                     self._runtime.complete(
                         messages,
-                        output=output_model(tuple(scope.name for scope in ctx.docs_scopes)),
+                        output=self.output(ctx),
                         purpose="orchestrator",
                         room_id=turn.room.id,
                         message_id=turn.user_message.id,
@@ -194,9 +123,26 @@ class Orchestrator:
         }
         if completion.input_cut is not None:
             call["input_cut"] = completion.input_cut.as_meta()
-        if not isinstance(completion.data, OrchestratorOutput):
+        proposal = to_proposal(completion.data) if completion.data is not None else None
+        if proposal is None:
             return None, "invalid_output", call
-        return completion.data.to_proposal(), None, call
+        call["contract"] = "compact" if self.compact else "full"
+        return proposal, None, call
+
+    @property
+    def compact(self) -> bool:
+        """Whether this orchestrator asks for the compact contract (a small local model)."""
+        primary = self._runtime.providers[0]
+        return self._settings.orchestrator_compact(
+            primary_is_small=bool(getattr(primary, "prefers_compact_output", False))
+        )
+
+    def output(self, ctx: ChatContext) -> type[BaseModel]:
+        """The output model the model answers under for this turn."""
+        scopes = tuple(scope.name for scope in ctx.docs_scopes)
+        if self.compact:
+            return compact_output_model(scopes, web=self._settings.web_search_provider != "off")
+        return output_model(scopes)
 
     def prompt(self, turn: Turn, ctx: ChatContext, signals: Signals) -> list[ChatMessage]:
         status = ctx.user_status
@@ -217,12 +163,25 @@ class Orchestrator:
             f"- {scope.name}: {scope.description or '(no description)'}"
             for scope in ctx.docs_scopes
         )
-        system = fill(
-            self._prompts.text(SYSTEM_PROMPT),
-            nodes=self._registry.describe(),
-            scopes=scopes or "(none)",
-            state=json.dumps(state, ensure_ascii=False),
-        )
+        if self.compact:
+            # Only what the compact prompt's rules read: every token here is read per turn.
+            compact_state = {
+                key: state[key] for key in ("smalltalk_intro_eligible", "previous_intent")
+            }
+            if signals.short_reply:
+                compact_state["short_reply"] = True
+            system = fill(
+                self._prompts.text(COMPACT_SYSTEM_PROMPT),
+                scopes=scopes or "(none)",
+                state=json.dumps(compact_state, ensure_ascii=False),
+            )
+        else:
+            system = fill(
+                self._prompts.text(SYSTEM_PROMPT),
+                nodes=self._registry.describe(),
+                scopes=scopes or "(none)",
+                state=json.dumps(state, ensure_ascii=False),
+            )
         lines = []
         for item in ctx.history:
             if item.seq >= turn.user_message.seq:

@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 import structlog
 
-from eko.chat.engine.orchestrator import SYSTEM_PROMPT
+from eko.chat.engine.orchestrator import COMPACT_SYSTEM_PROMPT, SYSTEM_PROMPT
 from eko.chat.engine.registry import NodeRegistry
 from eko.chat.engine.templates import fill
 from eko.llm.types import ChatMessage, Provider
@@ -37,10 +37,11 @@ class Primable(Protocol):
 
 
 def stable_prefixes(
-    prompts: PromptLibrary, nodes: NodeRegistry, *, persona: str
+    prompts: PromptLibrary, nodes: NodeRegistry, *, persona: str, compact: bool = False
 ) -> list[list[ChatMessage]]:
-    """The start of the orchestrator's and of the writer's prompts, as the engine builds them."""
-    template = prompts.text(SYSTEM_PROMPT)
+    """The start of the orchestrator's (`compact`: its compact contract's) and of the writer's
+    prompts, as the engine builds them."""
+    template = prompts.text(COMPACT_SYSTEM_PROMPT if compact else SYSTEM_PROMPT)
     head = template.split(_FIRST_TURN_PLACEHOLDER, 1)[0]
     orchestrator = fill(head, nodes=nodes.describe())
     writer = "\n\n".join(

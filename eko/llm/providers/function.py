@@ -65,6 +65,9 @@ class FunctionModel:
     as a bug in a test script should.
     """
 
+    # Set True on an instance to stand in for a small local model (compact output contracts).
+    prefers_compact_output = False
+
     def __init__(
         self,
         function: ModelFunction,

@@ -82,6 +82,10 @@ class _Loaded:
 
 
 class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
+    # Every generated token is a forward pass on the CPU: callers with a choice of output
+    # contracts ask this provider for the shortest (the orchestrator's compact contract).
+    prefers_compact_output = True
+
     def __init__(
         self,
         model_path: Path | None = None,
