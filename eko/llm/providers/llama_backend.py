@@ -119,6 +119,9 @@ class CancelFlag:
     def set(self) -> None:
         self._event.set()
 
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
     def __call__(self, input_ids: Any, logits: Any) -> bool:
         if self._event.is_set():
             self.stopped = True

@@ -49,11 +49,12 @@ from eko.llm.providers.llama_backend import (
     template_from_llama,
     to_response,
 )
+from eko.llm.providers.llama_prefill import DEFAULT_PREFILL_CHUNK, prefill_in_chunks
 from eko.llm.providers.local_grammar import check_grammar_parses, json_schema_grammar
 from eko.llm.providers.local_stream import LocalStreaming, speakers
 from eko.llm.sanitize import sanitize_reply
 from eko.llm.transcript import render_transcript
-from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse
+from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse, Usage
 
 __all__ = [
     "LocalLlamaProvider",
@@ -97,6 +98,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         timeout_s: float | None = None,
         max_prompt_tokens: int | None = None,
         prompt_cache_bytes: int = 0,
+        prefill_chunk: int = DEFAULT_PREFILL_CHUNK,
         user_label: str = "User",
         prompt_style: PromptStyleSetting = "auto",
         models_dir: Path | None = None,
@@ -114,6 +116,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         self.timeout_s = timeout_s
         self.max_prompt_tokens = max_prompt_tokens
         self._prompt_cache_bytes = prompt_cache_bytes
+        self._prefill_chunk = prefill_chunk
         self._user_label = user_label
         # A bundled model's style is known; a configured file's is read from it ("auto").
         if prompt_style == "auto" and bundled_model is not None:
@@ -153,9 +156,10 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         """One generation. The timeout counts generation only, not waiting for the model.
 
         A background generation gives way to a person: when an interactive call queues behind
-        it, it stops at its next token and starts again once people are served (its prompt
-        comes back from the prompt cache). After `_MAX_PREEMPTIONS` it runs to the end, so
-        background work cannot starve forever.
+        it, it stops at its next token — or, while its prompt is still being read, at the end
+        of the current chunk (llama_prefill.py) — and starts again once people are served (its
+        prompt comes back from the prompt cache). After `_MAX_PREEMPTIONS` it runs to the end,
+        so background work cannot starve forever.
         """
         preemptions = 0
         while True:
@@ -165,17 +169,17 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
             async with self._gate.hold(
                 request.priority, on_preempt=on_preempt, first_in_line=preemptions > 0
             ) as lease:
-                response = await self._generate_holding(request, cancel)
+                response = await self._generate_holding(request, cancel, chunked=preemptible)
             if not (lease.preempted and cancel.stopped):
                 return response
             preemptions += 1
             log.info("llm.local.preempted", provider=self.name, preemptions=preemptions)
 
     async def _generate_holding(
-        self, request: ProviderRequest, cancel: CancelFlag
+        self, request: ProviderRequest, cancel: CancelFlag, *, chunked: bool = False
     ) -> ProviderResponse:
         future = asyncio.get_running_loop().run_in_executor(
-            self._worker(), self._generate_sync, request, cancel
+            self._worker(), self._generate_sync, request, cancel, chunked
         )
         try:
             if self.timeout_s is None:
@@ -319,9 +323,21 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         )
         return tokens, len(tokens), list(loaded.template.stop)
 
-    def _generate_sync(self, request: ProviderRequest, cancel: CancelFlag) -> ProviderResponse:
+    def _generate_sync(
+        self, request: ProviderRequest, cancel: CancelFlag, chunked: bool = False
+    ) -> ProviderResponse:
         loaded = self._ensure_loaded()
         prompt, template_stop, cut = self._prompt(loaded, request)
+        if (
+            chunked
+            and isinstance(prompt, list)
+            and not prefill_in_chunks(
+                loaded.llama, prompt, cancel.is_set, chunk=self._prefill_chunk
+            )
+        ):
+            # Someone is waiting: stopped between two chunks of the prompt, nothing generated.
+            cancel.stopped = True
+            return ProviderResponse(text="", usage=Usage(), model=self.model, truncated=True)
         options: dict[str, Any] = {
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
