@@ -6,8 +6,9 @@ LocalLlamaProvider — the path a reply takes: chat template or transcript, sani
 - quality: the everyday question set (eko/bench/llm_quality.py; `--data PATH` overrides it),
   right answers in French, English and in all, and the time to each complete short answer;
 - output tokens/s on two longer plain answers;
-- JSON: the orchestrator's real output model on real-looking messages (llm_quality_json.py):
-  valid answers, sensible intents, seconds per call (prompt evaluation included).
+- JSON: the orchestrator's two real output contracts (full, compact) on real-looking messages
+  (llm_quality_json.py): valid answers, sensible intents, seconds per call (prompt evaluation
+  included), each as "full / compact".
 
 Two baselines score the scorer: an always-empty answer, and a constant answer made of the
 set's most frequent expected word. Wired into `eko bench llm`; also
@@ -37,6 +38,7 @@ from eko.bench.llm_quality import (
     most_frequent_expected_word,
 )
 from eko.bench.llm_quality_json import (
+    CONTRACTS,
     PROBES,
     judge,
     orchestrator_messages,
@@ -67,9 +69,10 @@ class CandidateResult:
     answer_seconds: list[float] = field(default_factory=list)
     plain_tokens: int = 0
     plain_seconds: float = 0.0
-    json_valid: int = 0
-    json_intent_ok: int = 0
-    json_seconds: list[float] = field(default_factory=list)
+    # Per orchestrator contract (full, compact).
+    json_valid: dict[str, int] = field(default_factory=dict)
+    json_intent_ok: dict[str, int] = field(default_factory=dict)
+    json_seconds: dict[str, list[float]] = field(default_factory=dict)
     misses: list[tuple[str, str]] = field(default_factory=list)
     error: str | None = None
     baseline: bool = False
@@ -156,7 +159,7 @@ async def _measure(
         console.print(f"  quality {result.right_total}/{result.asked_total}")
         await _plain_speed(provider, result)
         await _json(provider, settings, result)
-        console.print(f"  JSON valid {result.json_valid}/{len(PROBES)}")
+        console.print(f"  JSON valid {result.json_valid}, intents {result.json_intent_ok}")
     except (ProviderError, KeyError, OSError) as exc:
         result.error = str(exc)[:200]
         console.print(f"  [red]unavailable:[/red] {result.error}")
@@ -199,33 +202,41 @@ async def _plain_speed(provider: LocalLlamaProvider, result: CandidateResult) ->
 
 
 async def _json(provider: LocalLlamaProvider, settings: Settings, result: CandidateResult) -> None:
-    output = orchestrator_output_model()
-    schema = output_schema(output)
-    for probe in PROBES:
-        request = ProviderRequest(
-            messages=tuple(orchestrator_messages(probe, settings.assistant_name)),
-            json_schema=schema,
-            max_tokens=settings.orchestrator_max_tokens,
-            temperature=0.0,
-        )
-        started = time.perf_counter()
-        try:
-            answer = (await provider.generate(request)).text
-        except ProviderError as exc:
-            answer = f"<error: {exc}>"
-        result.json_seconds.append(time.perf_counter() - started)
-        verdict = judge(answer, probe, output)
-        result.json_valid += verdict.valid
-        result.json_intent_ok += verdict.intent_ok
+    for contract in CONTRACTS:
+        output = orchestrator_output_model(contract)
+        schema = output_schema(output)
+        for probe in PROBES:
+            request = ProviderRequest(
+                messages=tuple(orchestrator_messages(probe, settings.assistant_name, contract)),
+                json_schema=schema,
+                max_tokens=settings.orchestrator_max_tokens,
+                temperature=0.0,
+            )
+            started = time.perf_counter()
+            try:
+                answer = (await provider.generate(request)).text
+            except ProviderError as exc:
+                answer = f"<error: {exc}>"
+            result.json_seconds.setdefault(contract, []).append(time.perf_counter() - started)
+            verdict = judge(answer, probe, output)
+            result.json_valid[contract] = result.json_valid.get(contract, 0) + verdict.valid
+            result.json_intent_ok[contract] = (
+                result.json_intent_ok.get(contract, 0) + verdict.intent_ok
+            )
+
+
+def _per_contract(counts: dict[str, int]) -> str:
+    return " / ".join(f"{counts.get(contract, 0)}/{len(PROBES)}" for contract in CONTRACTS)
 
 
 def _table(results: Sequence[CandidateResult], total: int) -> Table:
     table = Table(title=f"Local chat models: {total} everyday questions (FR + EN), JSON, speed")
     for column in ("model", "MB", "load s", "right FR", "right EN", "right all"):
         table.add_column(column, no_wrap=True, justify="left" if column == "model" else "right")
-    for column in ("answer p50 s", "answer p95 s", "out tok/s", "JSON valid", "intent ok"):
+    for column in ("answer p50 s", "answer p95 s", "out tok/s"):
         table.add_column(column, no_wrap=True, justify="right")
-    table.add_column("JSON p50 s", no_wrap=True, justify="right")
+    for column in ("JSON valid", "intent ok", "JSON p50 s"):
+        table.add_column(f"{column} (full / compact)", no_wrap=True, justify="right")
     for r in results:
         if r.error is not None:
             table.add_row(r.name, *["—"] * 11)
@@ -235,9 +246,11 @@ def _table(results: Sequence[CandidateResult], total: int) -> Table:
             _p(r.answer_seconds, 0.5),
             _p(r.answer_seconds, 0.95),
             f"{r.plain_tokens / r.plain_seconds:.1f}" if r.plain_seconds else "—",
-            "—" if r.baseline else f"{r.json_valid}/{len(PROBES)}",
-            "—" if r.baseline else f"{r.json_intent_ok}/{len(PROBES)}",
-            _p(r.json_seconds, 0.5),
+            "—" if r.baseline else _per_contract(r.json_valid),
+            "—" if r.baseline else _per_contract(r.json_intent_ok),
+            "—"
+            if r.baseline
+            else " / ".join(_p(r.json_seconds.get(contract, []), 0.5) for contract in CONTRACTS),
         ]
         table.add_row(
             r.name,

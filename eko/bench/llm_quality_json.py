@@ -1,9 +1,11 @@
-"""The orchestrator's real JSON contract, on a handful of real-looking messages.
+"""The orchestrator's real JSON contracts, on real-looking messages.
 
-Each probe is rendered as the orchestrator renders its prompt (its system template with the
-registered nodes, no docs scopes, a fresh pro user's state; the conversation, then the message
-to route) and answered under the orchestrator's own output model. A probe counts as valid when
-the answer parses and validates; the expected intents are a sanity check of the routing.
+Each probe is rendered as the orchestrator renders its prompt for a contract — "full" (the
+seed's, its system template with the registered nodes) or "compact" (the small-model one) —
+with no docs scopes and a fresh pro user's state, then the conversation and the message to
+route, and answered under that contract's output model. A probe counts as valid when the
+answer parses and validates; the expected intents measure the routing (any listed intent is
+a sensible route; 16 probes, half French, written for the bench).
 """
 
 from __future__ import annotations
@@ -41,7 +43,41 @@ PROBES: tuple[JsonProbe, ...] = (
         "I feel overwhelmed at work and I can't sleep lately.",
         ("sensitive_question", "motivational_guidance"),
     ),
+    JsonProbe("Qu'est-ce que tu sais faire exactement ?", ("functional_question",)),
+    JsonProbe("Can you book me a table for two tonight at 8?", ("action_request",)),
+    JsonProbe(
+        "Mon fils de 3 ans a avalé une pile bouton, que faire ?!",
+        ("urgent_request", "sensitive_question"),
+    ),
+    JsonProbe(
+        "Write me a detailed six-month marketing plan for my bakery, with a budget.",
+        ("deep_work", "professional_request"),
+    ),
+    JsonProbe("Thanks a lot, that was really helpful!", ("amabilities",)),
+    JsonProbe(
+        "J'hésite entre accepter une offre à Paris ou rester à Lyon, tu m'aides à peser le pour "
+        "et le contre ?",
+        ("decision_support",),
+    ),
+    JsonProbe(
+        "Je n'arrive pas à me motiver pour courir ce matin, boost-moi !",
+        ("motivational_guidance",),
+    ),
+    JsonProbe("How many minutes should I boil an egg for a runny yolk?", ("general_question",)),
+    JsonProbe(
+        "Oui vas-y",
+        ("decision_support",),
+        history=(
+            ("User", "Aide-moi à choisir entre deux vélos électriques."),
+            ("Eko", "Je peux comparer autonomie et prix, on y va ?"),
+        ),
+    ),
+    JsonProbe(
+        "Rédige une réponse polie à un patient qui veut décaler son rendez-vous de jeudi.",
+        ("professional_request",),
+    ),
 )
+CONTRACTS = ("full", "compact")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +87,16 @@ class JsonVerdict:
     error: str = ""
 
 
-def orchestrator_output_model() -> type[BaseModel]:
-    from eko.chat.engine.orchestrator_contract import output_model
+def orchestrator_output_model(contract: str = "full") -> type[BaseModel]:
+    from eko.chat.engine.orchestrator_contract import compact_output_model, output_model
 
-    return output_model(())
+    return compact_output_model((), web=False) if contract == "compact" else output_model(())
 
 
-def orchestrator_messages(probe: JsonProbe, assistant_name: str = "Eko") -> list[ChatMessage]:
+def orchestrator_messages(
+    probe: JsonProbe, assistant_name: str = "Eko", contract: str = "full"
+) -> list[ChatMessage]:
+    from eko.chat.engine.orchestrator import COMPACT_SYSTEM_PROMPT, SYSTEM_PROMPT
     from eko.chat.engine.templates import fill
     from eko.prompts.library import PromptLibrary
 
@@ -73,12 +112,20 @@ def orchestrator_messages(probe: JsonProbe, assistant_name: str = "Eko") -> list
         "short_reply": False,
         "amabilities": False,
     }
-    system = fill(
-        PromptLibrary().text("orchestrator/system.md"),
-        nodes=_node_descriptions(),
-        scopes="(none)",
-        state=json.dumps(state, ensure_ascii=False),
-    )
+    if contract == "compact":  # the orchestrator's compact state, as it builds it
+        compact = {"smalltalk_intro_eligible": False, "previous_intent": None}
+        system = fill(
+            PromptLibrary().text(COMPACT_SYSTEM_PROMPT),
+            scopes="(none)",
+            state=json.dumps(compact, ensure_ascii=False),
+        )
+    else:
+        system = fill(
+            PromptLibrary().text(SYSTEM_PROMPT),
+            nodes=_node_descriptions(),
+            scopes="(none)",
+            state=json.dumps(state, ensure_ascii=False),
+        )
     lines = [
         f"{assistant_name if speaker == 'Eko' else speaker}: {text}"
         for speaker, text in probe.history
@@ -93,7 +140,8 @@ def judge(answer: str, probe: JsonProbe, output: type[BaseModel]) -> JsonVerdict
         data = output.model_validate_json(answer)
     except ValidationError as exc:
         return JsonVerdict(valid=False, intent_ok=False, error=str(exc.errors()[:1])[:200])
-    intent = str(getattr(getattr(data, "payload", None), "intent", ""))
+    payload = getattr(data, "payload", data)  # the compact contract has no payload level
+    intent = str(getattr(payload, "intent", ""))
     return JsonVerdict(valid=True, intent_ok=intent in probe.intents)
 
 

@@ -97,3 +97,16 @@ def test_json_probes_use_the_orchestrators_prompt_and_output_model() -> None:
     assert not judge(json.dumps(good), PROBES[1], output).intent_ok
     bad = judge('{"confidence": 2}', PROBES[3], output)
     assert not bad.valid and bad.error
+
+
+def test_json_probes_render_the_compact_contract_as_the_orchestrator_does() -> None:
+    output = orchestrator_output_model("compact")
+    system, user = orchestrator_messages(PROBES[3], contract="compact")
+    assert "You route the last message" in system.content and "{{" not in system.content
+    assert "Nodes the backend may run" not in system.content
+    assert "Message to route:\nMerci beaucoup" in user.content
+    good = json.dumps({"intent": "amabilities", "context_level": "light"})
+    assert judge(good, PROBES[3], output).intent_ok
+    assert not judge(good, PROBES[1], output).intent_ok
+    # The full contract's answer is not a compact answer.
+    assert not judge('{"confidence": 0.9, "payload": {}}', PROBES[3], output).valid
