@@ -130,6 +130,9 @@ class Settings(
     # RAM for llama.cpp states saved after each call, so a prompt that starts like an earlier
     # one (the same instructions) is read from its first new token. 0 turns it off.
     local_prompt_cache_mb: int = Field(default=512, ge=0)
+    # A background call's prompt is read this many tokens at a time, so a person waits one
+    # chunk, not the whole prompt (eko/llm/providers/llama_prefill.py). 0: read it at once.
+    local_prefill_chunk: int = Field(default=64, ge=0)
     # At start-up, load the local model and read the instructions every reply starts with
     # (background priority), so the first person does not wait for them.
     local_warm_up: bool = True

@@ -51,6 +51,7 @@ def _build_one(
             timeout_s=config.timeout_s if explicit_timeout else None,
             max_prompt_tokens=settings.local_max_prompt_tokens,
             prompt_cache_bytes=settings.local_prompt_cache_mb * 1024 * 1024,
+            prefill_chunk=settings.local_prefill_chunk,
         )
     # Settings validation guarantees base_url and model for kind "openai".
     assert config.base_url is not None and config.model is not None

@@ -21,8 +21,8 @@ from typing import Any
 
 __all__ = ["DEFAULT_PREFILL_CHUNK", "common_prefix", "prefill_in_chunks"]
 
-# Measured with the bundled 1.5B on two cores: 64-token chunks read at ~95% of the speed of
-# one 512-token batch, and a waiting person waits ~1 s at most.
+# A waiting person waits for one chunk at most (~1 s for the bundled 1.5B on two cores);
+# smaller chunks read more slowly (EKO_LOCAL_PREFILL_CHUNK; `eko bench reply` measures it).
 DEFAULT_PREFILL_CHUNK = 64
 
 
