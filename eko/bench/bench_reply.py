@@ -12,7 +12,9 @@ Reported per configuration: the first reply (right after start-up and the warm-u
 median / p95 / max over the following ones, the two calls' shares, prompt tokens, how many
 answers were right (the set's expected words, as `eko bench llm` scores them; with a trivial
 baseline) and a long message (6,000 characters) with what the prompt budget cut. With
-`--compare-cache`, the same run again without llama.cpp's prompt cache: the cache's gain.
+`--compare-cache`, the same run again without llama.cpp's prompt cache: the cache's gain;
+with `--compare-contract`, again with the orchestrator's full (seed) contract instead of the
+configured one: the compact contract's gain.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ async def run(
     data: Path | None = None,
     limit: int = 12,
     compare_cache: bool = False,
+    compare_contract: bool = False,
     long_message: bool = True,
     providers: Sequence[Provider] | None = None,
     embedder: Embedder | None = None,
@@ -98,17 +101,22 @@ async def run(
         f"prompt budget {settings.local_max_prompt_tokens} tokens; {settings.local_threads} "
         f"threads; load average {_load_average()}"
     )
-    configs = [("prompt cache on", settings.local_prompt_cache_mb or 512)]
+    cache_on: dict[str, Any] = {"local_prompt_cache_mb": settings.local_prompt_cache_mb or 512}
+    contract = settings.orchestrator_contract
+    configs = [(f"prompt cache on, contract {contract}", cache_on)]
     if compare_cache:
-        configs.append(("prompt cache off", 0))
+        configs.append((f"prompt cache off, contract {contract}", {"local_prompt_cache_mb": 0}))
+    if compare_contract:
+        full = {**cache_on, "orchestrator_contract": "full"}
+        configs.append(("prompt cache on, contract full", full))
     results = []
-    for label, cache_mb in configs:
+    for label, overrides in configs:
         console.print(f"[bold]{label}[/bold] …")
         results.append(
             await _measure(
                 label,
                 settings,
-                cache_mb,
+                overrides,
                 items,
                 long_message=long_message,
                 providers=providers,
@@ -130,7 +138,7 @@ async def run(
 async def _measure(
     label: str,
     base: Settings,
-    cache_mb: int,
+    overrides: dict[str, Any],
     items: Sequence[QAItem],
     *,
     long_message: bool,
@@ -143,8 +151,8 @@ async def _measure(
             update={
                 "database_url": f"sqlite+aiosqlite:///{home}/eko.db",
                 "memory_extract_enabled": True,
-                "local_prompt_cache_mb": cache_mb,
                 "guard_enabled": False,  # every question must reach the model
+                **overrides,
             }
         )
         services = build_services(settings, providers=providers, embedder=embedder)

@@ -152,6 +152,12 @@ def reply(
     compare_cache: Annotated[
         bool, typer.Option("--compare-cache", help="Run again without the prompt cache.")
     ] = False,
+    compare_contract: Annotated[
+        bool,
+        typer.Option(
+            "--compare-contract", help="Run again with the orchestrator's full (seed) contract."
+        ),
+    ] = False,
     long_message: Annotated[
         bool, typer.Option(help="Also post one 6,000-character message.")
     ] = True,
@@ -162,6 +168,7 @@ def reply(
         data=data,
         limit=limit,
         compare_cache=compare_cache,
+        compare_contract=compare_contract,
         long_message=long_message,
     )
 

@@ -53,3 +53,43 @@ async def test_reply_bench_posts_scores_and_queues_background_work(tmp_path: Pat
     assert result.background_calls > 0  # memory extraction ran behind the replies
     table = output.getvalue()
     assert "1/3 (baseline" in table and "prompt cache on" in table
+
+
+async def test_compare_contract_runs_again_with_the_full_contract(tmp_path: Path) -> None:
+    data = tmp_path / "qa.jsonl"
+    rows = [
+        {"id": "a", "lang": "fr", "question": "Capitale de l'Australie ?", "accept": ["Canberra"]},
+        {"id": "b", "lang": "en", "question": "17 times 23?", "accept": ["391"]},
+    ]
+    data.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
+    contracts: list[str] = []
+
+    def model(request: object) -> str:
+        schema = getattr(request, "json_schema", None)
+        if schema is not None and "intent" in schema.get("properties", {}):
+            contracts.append("compact")
+            return '{"intent": "general_question", "context_level": "light"}'
+        if schema is not None and "payload" in schema.get("properties", {}):
+            contracts.append("full")
+            return ROUTE
+        return "Canberra." if getattr(request, "priority", "") == "interactive" else "{}"
+
+    small = FunctionModel(model)
+    small.prefers_compact_output = True
+    output = io.StringIO()
+    results = await run(
+        settings=Settings(_env_file=None),  # type: ignore[call-arg]
+        console=Console(file=output, width=250),
+        data=data,
+        limit=2,
+        compare_contract=True,
+        long_message=False,
+        providers=[small],
+        embedder=HashEmbedder(),
+    )
+    assert [r.label for r in results] == [
+        "prompt cache on, contract auto",
+        "prompt cache on, contract full",
+    ]
+    assert contracts == ["compact", "compact", "full", "full"]
+    assert all(reply.right == (i == 0) for r in results for i, reply in enumerate(r.replies))
