@@ -162,7 +162,19 @@ async def _provider_checks(settings: Settings) -> list[Check]:
     from eko.llm.types import ChatMessage, ProviderRequest
 
     checks = []
-    for config, provider in zip(settings.llm_providers, build_providers(settings), strict=True):
+    providers = build_providers(settings)
+    compact = settings.orchestrator_compact(
+        primary_is_small=bool(getattr(providers[0], "prefers_compact_output", False))
+    )
+    checks.append(
+        Check(
+            "orchestrator",
+            True,
+            f"{'compact' if compact else 'full'} JSON contract "
+            f"(EKO_ORCHESTRATOR_CONTRACT={settings.orchestrator_contract})",
+        )
+    )
+    for config, provider in zip(settings.llm_providers, providers, strict=True):
         name = f"provider {provider.name}"
         if config.kind == "local":
             checks.append(_local_model_check(settings, name))
