@@ -28,6 +28,7 @@ from typing import Any
 
 from eko.guard.normalize import STOPWORDS, fold_words
 from eko.guard.rules import codes_swapped, is_deictic, order_swapped
+from eko.guard.rules_frames import FRAME_RULES, frame_failures
 from eko.guard.rules_words import counts_differ, kinds_differ, opposites
 
 # Markers of a negated question, in English and French (after fold_words: "n't" -> "not",
@@ -58,7 +59,10 @@ class CheckResult:
 
 
 # Every rule, in the order they run; the verifier's string rules come from eko/guard/rules.py.
-RULES = ("negation", "numbers", "names", "deictic", "codes", "order", "kind", "opposites", "counts")
+RULES = (
+    "negation", "numbers", "names", "deictic", "codes", "order", "kind", "opposites", "counts",
+    *FRAME_RULES,
+)  # fmt: skip
 # The rules before the verifier (issue 17), for the benchmark's comparison.
 BASE_RULES = ("negation", "numbers", "names")
 
@@ -122,6 +126,9 @@ def false_hit_check(question: str, stored: str, *, rules: Collection[str] = RULE
     if counted is not None:
         failed.append("counts")
         details["counts"] = counted
+    frames = frame_failures(question, stored, rules, already=failed)  # rules_frames.py
+    failed += frames
+    details.update(frames)
     return CheckResult(not failed, tuple(failed), details)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.embed.base import Embedder
@@ -34,6 +34,19 @@ from eko.store.guard_models import GuardEntry
 
 # Expired entries deleted by one lookup's auto-prune.
 PRUNE_BATCH = 500
+_ENTRIES = GuardEntry.__table__.c
+# The exact key among live entries (as GuardEntries.live(): active, not expired), built once.
+_EXACT = (
+    select(_ENTRIES.id)
+    .where(
+        _ENTRIES.key_hash.in_(bindparam("hashes", expanding=True)),
+        _ENTRIES.scope.in_(bindparam("scopes", expanding=True)),
+        _ENTRIES.status == "active",
+        _ENTRIES.created_at >= bindparam("cutoff"),
+    )
+    .order_by(_ENTRIES.created_at.desc(), _ENTRIES.id)
+    .limit(1)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,46 +162,73 @@ class GuardLookup:
             self._next_prune = time.monotonic() + self.prune_interval_s
             await self._prune(PRUNE_BATCH)
         keys = [scope.key for scope in scopes]
+        # Serving reads only the rows that could be served or judged (most lookups: none);
+        # a staff search or the benchmark (record_use False) sees every candidate.
+        cutoff = min(threshold, floor if floor is not None else threshold) if record_use else None
+        semantic: tuple[Decision[GuardEntry], Hit | None] | None = None
+        # One transaction for the exact key, the search, the rows and the usage count when the
+        # vector is known; otherwise the model runs between two, outside any transaction.
         async with self._entries.database.session() as session:
             exact = await self._exact(session, question, scopes)
             if exact is not None:
                 if record_use:
-                    await count_use(session, exact.id, 1.0)
+                    await self._count_use(session, exact.id, 1.0)
                 return replace(found, hit=Hit(exact, 1.0, "exact", None))
-        if vector is None:
-            # Outside any transaction: no lock is held while the model runs.
+            if vector is not None:
+                semantic = await self._semantic(
+                    session, question, keys, vector, threshold, cutoff, record_use
+                )
+        if semantic is None:
             vector = (await self._embedder.embed([question], kind="query"))[0]
-        async with self._entries.database.session() as session:
-            hits = await self._entries.vectors.search(
-                session,
-                collection=COLLECTION,
-                model=self._embedder.name,
-                keys=keys,
-                query=vector,
-                k=self.candidates,
-            )
-            scores = {hit.item_id: hit.score for hit in hits}
-            entries = await self._live_entries(session, list(scores), keys)
+            async with self._entries.database.session() as session:
+                semantic = await self._semantic(
+                    session, question, keys, vector, threshold, cutoff, record_use
+                )
+        decision, hit = semantic
+        found = replace(found, decision=decision)
+        if hit is None and floor is not None and self.judge is not None:
+            hit, verdict = await self._judged(question, decision, floor, room_id, message_id)
+            found = replace(found, judge=verdict)
+            if hit is not None and record_use:
+                async with self._entries.database.session() as session:
+                    await self._count_use(session, hit.entry.id, hit.score)
+        return found if hit is None else replace(found, hit=hit)
+
+    async def _semantic(
+        self,
+        session: AsyncSession,
+        question: str,
+        keys: list[str],
+        vector: np.ndarray,
+        threshold: float,
+        cutoff: float | None,
+        record_use: bool,
+    ) -> tuple[Decision[GuardEntry], Hit | None]:
+        """The nearest stored questions, decided; a served one counted in this transaction."""
+        hits = await self._entries.vectors.search(
+            session,
+            collection=COLLECTION,
+            model=self._embedder.name,
+            keys=keys,
+            query=vector,
+            k=self.candidates,
+            min_score=cutoff,
+        )
+        scores = {hit.item_id: hit.score for hit in hits}
+        entries = await self._live_entries(session, list(scores), keys)
         candidates = [
             Candidate(entry, entry.question, scores[entry.id], entry.created_at)
             for entry in entries
         ]
         check = false_hit_check if self.check_enabled else None
         decision = decide(question, candidates, threshold=threshold, check=check)
-        found = replace(found, decision=decision)
-        hit: Hit | None = None
-        if decision.served is not None:
-            served = decision.served
-            hit = Hit(served.candidate.item, served.candidate.score, "semantic", served.check)
-        elif floor is not None and self.judge is not None:
-            hit, verdict = await self._judged(question, decision, floor, room_id, message_id)
-            found = replace(found, judge=verdict)
-        if hit is None:
-            return found
+        if decision.served is None:
+            return decision, None
+        served = decision.served
+        hit = Hit(served.candidate.item, served.candidate.score, "semantic", served.check)
         if record_use:
-            async with self._entries.database.session() as session:
-                await count_use(session, hit.entry.id, hit.score)
-        return replace(found, hit=hit)
+            await self._count_use(session, hit.entry.id, hit.score)
+        return decision, hit
 
     async def _judged(
         self,
@@ -215,20 +255,28 @@ class GuardLookup:
             return None, verdict
         return None, None
 
+    async def _count_use(self, session: AsyncSession, entry_id: str, score: float) -> None:
+        """Count a served answer. On PostgreSQL its commit does not wait for the WAL flush
+        (about 10 ms, most of a hit's time): a crash may lose the last uses counted, no row."""
+        if self._entries.database.dialect == "postgresql":
+            await session.execute(text("SET LOCAL synchronous_commit = off"))
+        await count_use(session, entry_id, score)
+
     async def _exact(
         self, session: AsyncSession, question: str, scopes: Sequence[Scope]
     ) -> GuardEntry | None:
-        hashes = [key_hash(scope.key, question) for scope in scopes]
+        """The live entry stored under this exact key, newest first: the id by a prepared
+        Core statement (most lookups find none), then the row by primary key."""
         result = await session.execute(
-            self._entries.live()
-            .where(
-                GuardEntry.key_hash.in_(hashes),
-                GuardEntry.scope.in_([scope.key for scope in scopes]),
-            )
-            .order_by(GuardEntry.created_at.desc(), GuardEntry.id)
-            .limit(1)
+            _EXACT,
+            {
+                "hashes": [key_hash(scope.key, question) for scope in scopes],
+                "scopes": [scope.key for scope in scopes],
+                "cutoff": self._entries.expiry_cutoff(),
+            },
         )
-        return result.scalar_one_or_none()
+        entry_id = result.scalar_one_or_none()
+        return None if entry_id is None else await session.get(GuardEntry, entry_id)
 
     async def _live_entries(
         self, session: AsyncSession, ids: list[str], keys: list[str]
