@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from eko.config_context import ContextBudgetSettings
 from eko.config_guard import GuardSettings
 from eko.config_orchestrator import OrchestratorSettings
 from eko.config_sections import ChainSettings, LobbySettings, RecallSettings
@@ -69,6 +70,7 @@ class Settings(
     LobbySettings,
     ChainSettings,
     RecallSettings,
+    ContextBudgetSettings,
     VectorMemorySettings,
     GuardSettings,
     OrchestratorSettings,

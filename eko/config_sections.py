@@ -66,6 +66,7 @@ class RecallSettings(BaseModel):
     # Nearest turns by meaning fused with the full-text matches (0: words only). Each user and
     # assistant message is embedded once (collection "turn"); `eko memory reindex` redoes a room.
     memory_recall_dense_k: int = Field(default=12, ge=0, le=100)
-    # Unindexed messages a context build embeds before searching (the newest first); older
-    # ones wait for `eko memory reindex`. Bounds the cost of a read after an import.
+    # Each exchange is embedded by an after-reply job as it arrives; a context build embeds
+    # only what a lost job left unindexed among the newest N older than the recent window.
+    # Older gaps wait for `eko memory reindex`. Bounds the cost of a read after an import.
     memory_recall_catch_up: int = Field(default=64, ge=0, le=10_000)

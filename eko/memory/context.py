@@ -5,7 +5,12 @@
 2. Relevant Past Context: the room's summaries closest to the message, scored
    similarity × level boost × (0.5 + 0.5·e^(−age/decay)), top `rag_max_summaries`. Summaries
    that only cover the recent window are not repeated.
-3. What You Know: facts and self-knowledge the caller may see (eko.memory.scopes.turn_keys).
+3. Earlier in This Conversation: older turns found by words and meaning (turn_recall.py);
+   a question needing several pieces is split into sub-queries (multihop.py) and the source
+   turns of the facts shown are pulled in.
+4. What You Know: facts and self-knowledge the caller may see (eko.memory.scopes.turn_keys).
+
+With `memory_context_max_chars` set, the four share one budget by the rule of budget.py.
 
 Every query is bounded (an index range with a LIMIT, or a k-nearest search), so the cost and
 the size of the context stay flat however long the room grows.
@@ -25,6 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.config import Settings
 from eko.embed.base import Embedder, EmbeddingError
+from eko.memory.budget import BudgetRule, pack, shares
 from eko.memory.clock import age_days, as_utc
 from eko.memory.context_parts import (
     EMPTY_RECENT,
@@ -36,24 +42,23 @@ from eko.memory.context_parts import (
     render_context,
     render_summary,
 )
-from eko.memory.items import MemoryItems
+from eko.memory.items import ItemHit, MemoryItems
+from eko.memory.multihop import LIST_NEIGHBOURS, MultiHop, decompose
+from eko.memory.recent import read_recent
 from eko.memory.relevance import item_min_score, rag_min_score
 from eko.memory.scopes import room_key, turn_keys
 from eko.memory.summaries import COLLECTION as SUMMARY_COLLECTION
 from eko.memory.summary_reads import exact_scores
 from eko.memory.topics import Topics
 from eko.memory.turn_index import DenseHit, TurnIndex
-from eko.memory.turn_recall import recall_turns
-from eko.memory.turns import ChatTurn, ConversationTurn, TurnStyle, group_turns, render_turns
+from eko.memory.turn_recall import NEIGHBOURS, RECALL_CANDIDATES, SubQuery, recall_turns
+from eko.memory.turns import ChatTurn
 from eko.store.db import Database
 from eko.store.memory_models import Summary
 from eko.store.models import Message, Room, User, utcnow
 from eko.store.vectors import VectorIndex
 
 log = structlog.get_logger("eko.memory")
-
-# Messages read for the recent window per wanted turn (a turn is a message and its answers).
-MESSAGES_PER_TURN = 3
 
 
 def level_boost(level: int, table: dict[int, float], step: float) -> float:
@@ -127,15 +132,31 @@ class DualContextBuilder:
         settings = self._settings
         now = as_utc(now or utcnow())
         stats: dict[str, Any] = {}
-        recent_part = await self._recent(room.id, before_seq) if recent else EMPTY_RECENT
+        rule = BudgetRule.from_settings(settings)
+        recent_cap = (
+            rule.recent_cap(settings.recent_max_chars) if rule else settings.recent_max_chars
+        )
+        recent_part = (
+            await read_recent(self._database, settings, room.id, before_seq, recent_cap)
+            if recent
+            else EMPTY_RECENT
+        )
+        hop = (
+            decompose(query)
+            if settings.memory_multihop_enabled and query.strip()
+            else MultiHop("single")
+        )
+        stats["multihop"] = {"shape": hop.shape, "sub_queries": hop.sub_queries}
         vector: np.ndarray | None = None
+        sub_vectors: list[np.ndarray] = []
         if query.strip() and (
             settings.rag_max_summaries > 0
             or settings.memory_context_max_items
             or (settings.memory_recall_max_chars and settings.memory_recall_dense_k)
         ):
             try:
-                vector = (await self._embedder.embed([query], kind="query"))[0]
+                vectors = await self._embedder.embed([query, *hop.sub_queries], kind="query")
+                vector, sub_vectors = vectors[0], list(vectors[1:])
             except EmbeddingError as exc:
                 log.warning("memory.context.embed_failed", room_id=room.id, error=str(exc))
                 stats["embedding_error"] = str(exc)[:300]
@@ -143,6 +164,7 @@ class DualContextBuilder:
         if vector is not None and settings.rag_max_summaries > 0:
             summaries = await self._rag(room, vector, recent_part, before_seq, now, topic, stats)
         items: list[ItemPart] = []
+        hits: list[ItemHit] = []
         if vector is not None and settings.memory_context_max_items > 0:
             hits = await self._items.search(
                 keys=turn_keys(room, user),
@@ -160,29 +182,56 @@ class DualContextBuilder:
             # Older than the recent window, which the context already shows verbatim.
             bound = recent_part.first_seq if recent_part.first_seq is not None else before_seq
             async with self._database.session() as session:
-                dense = await self._dense_turns(session, room.id, vector, bound, stats)
+                dense = await self._dense_turns(
+                    session,
+                    room.id,
+                    [vector, *sub_vectors] if vector is not None else [],
+                    bound,
+                    stats,
+                )
+                subs = [
+                    SubQuery(text, dense[i + 1] if i + 1 < len(dense) else [])
+                    for i, text in enumerate(hop.sub_queries)
+                ]
+                pinned = (
+                    await source_seqs(session, room.id, hits)
+                    if settings.memory_fact_source_turns
+                    else []
+                )
+                stats["fact_source_turns"] = len(pinned)
                 recalled = await recall_turns(
                     session,
                     dialect=self._database.dialect,
                     room_id=room.id,
                     query=query,
                     before_seq=bound,
-                    max_chars=settings.memory_recall_max_chars,
+                    max_chars=rule.total if rule else settings.memory_recall_max_chars,
                     assistant_name=settings.assistant_name,
-                    dense=dense,
+                    dense=dense[0] if dense else [],
+                    sub_queries=subs,
+                    pinned=pinned,
+                    neighbours=LIST_NEIGHBOURS if hop.shape == "list" else NEIGHBOURS,
+                    candidates=rule.candidates(RECALL_CANDIDATES) if rule else RECALL_CANDIDATES,
                 )
-        parts = ContextParts(
-            recent=recent_part, summaries=summaries, items=items, recalled=recalled
-        )
+        if rule is not None:
+            parts = pack(
+                rule, recent=recent_part, items=items, recalled=recalled, summaries=summaries
+            )
+            stats["budget"] = rule.total
+            stats["shares"] = shares(parts)
+        else:
+            parts = ContextParts(
+                recent=recent_part, summaries=summaries, items=items, recalled=recalled
+            )
         text = render_context(parts)
         stats.update(
             recent_turns=recent_part.turns,
             recent_messages=recent_part.messages,
             recent_chars=len(recent_part.text),
-            summaries_used=len(summaries),
-            summary_levels=[s.level for s in summaries],
-            items_used=len(items),
-            recalled_turns=len(recalled),
+            summaries_used=len(parts.summaries),
+            summary_levels=[s.level for s in parts.summaries],
+            items_used=len(parts.items),
+            recalled_turns=len(parts.recalled),
             rag_min_score=self.rag_min_score,
             chars=len(text),
         )
@@ -194,71 +243,47 @@ class DualContextBuilder:
         self,
         session: AsyncSession,
         room_id: str,
-        vector: np.ndarray | None,
+        vectors: Sequence[np.ndarray],
         before_seq: int | None,
         stats: dict[str, Any],
-    ) -> list[DenseHit]:
+    ) -> list[list[DenseHit]]:
+        """The nearest turns of each vector (the question's, then each sub-query's)."""
         settings = self._settings
-        if vector is None or settings.memory_recall_dense_k <= 0:
+        if not vectors or settings.memory_recall_dense_k <= 0:
             return []
+        rule = BudgetRule.from_settings(settings)
+        k = (
+            rule.candidates(settings.memory_recall_dense_k)
+            if rule
+            else settings.memory_recall_dense_k
+        )
         try:
-            # Messages stored since the last read (and not yet embedded) are indexed first.
+            # The after-reply job indexes turns as they arrive; what it missed among the turns
+            # this search can return (older than the recent window) is indexed first.
             if settings.memory_recall_catch_up > 0:
                 indexed = await self._turns.catch_up(
-                    session, room_id=room_id, limit=settings.memory_recall_catch_up
+                    session,
+                    room_id=room_id,
+                    limit=settings.memory_recall_catch_up,
+                    before_seq=before_seq,
                 )
                 await session.commit()
                 stats["turns_indexed"] = indexed
-            return await self._turns.search(
-                session,
-                room_id=room_id,
-                vector=vector,
-                before_seq=before_seq,
-                k=settings.memory_recall_dense_k,
-            )
+            return [
+                await self._turns.search(
+                    session,
+                    room_id=room_id,
+                    vector=vector,
+                    before_seq=before_seq,
+                    k=k,
+                )
+                for vector in vectors
+            ]
         except EmbeddingError as exc:  # words alone still recall
             log.warning("memory.turns.embed_failed", room_id=room_id, error=str(exc))
             stats["turn_index_error"] = str(exc)[:300]
             await session.rollback()
             return []
-
-    # --- recent window ---
-
-    async def _recent(self, room_id: str, before_seq: int | None) -> RecentPart:
-        settings = self._settings
-        async with self._database.session() as session:
-            query = select(Message).where(Message.room_id == room_id)
-            if before_seq is not None:
-                query = query.where(Message.seq < before_seq)
-            rows = (
-                await session.execute(
-                    query.order_by(Message.seq.desc()).limit(
-                        settings.recent_turns * MESSAGES_PER_TURN
-                    )
-                )
-            ).scalars()
-            messages = list(reversed(rows.all()))
-            names = await _names(session, messages)
-        turns = group_turns(messages)[-settings.recent_turns :]
-        style = TurnStyle(mode="context", assistant_label=f"Assistant ({settings.assistant_name})")
-        kept: list[ConversationTurn] = []
-        used = 0
-        for turn in reversed(turns):
-            size = len(render_turns([turn], names, style=style)) + (2 if kept else 0)
-            if kept and used + size > settings.recent_max_chars:
-                break
-            kept.insert(0, turn)
-            used += size
-        if not kept:
-            return EMPTY_RECENT
-        text = render_turns(kept, names, style=style, max_chars=settings.recent_max_chars)
-        return RecentPart(
-            turns=len(kept),
-            messages=sum(len(turn.messages) for turn in kept),
-            first_seq=kept[0].first_seq,
-            char_start=kept[0].char_start,
-            text=text,
-        )
 
     # --- RAG over summaries ---
 
@@ -348,9 +373,15 @@ class DualContextBuilder:
         return parts[: settings.rag_max_summaries]
 
 
-async def _names(session: AsyncSession, messages: Sequence[Message]) -> dict[int, str]:
-    ids = {m.sender_id for m in messages if m.sender_id is not None}
+async def source_seqs(session: AsyncSession, room_id: str, hits: Sequence[ItemHit]) -> list[int]:
+    """The room's seqs of the messages the facts were learned from, in the facts' order."""
+    ids = [hit.item.source_message_id for hit in hits if hit.item.source_message_id]
     if not ids:
-        return {}
-    rows = await session.execute(select(User.id, User.display_name).where(User.id.in_(ids)))
-    return {row[0]: row[1] for row in rows}
+        return []
+    rows = await session.execute(
+        select(Message.id, Message.seq)
+        .where(Message.room_id == room_id, Message.id.in_(ids))
+        .limit(len(ids))
+    )
+    seq_of = {row[0]: int(row[1]) for row in rows}
+    return list(dict.fromkeys(seq_of[i] for i in ids if i in seq_of))

@@ -15,6 +15,7 @@ from eko.memory.relevance import dedup_min_score
 from eko.memory.summaries import SummaryBuilder, SummaryHook
 from eko.memory.summary_reads import SummaryReader
 from eko.memory.topics import Topics
+from eko.memory.turn_index import TurnIndexHook
 from eko.prompts.library import PromptLibrary
 from eko.store.db import Database
 from eko.store.vectors import VectorIndex
@@ -29,10 +30,19 @@ class Memory:
     context: DualContextBuilder
     extractor: MemoryExtractor
     settings: Settings
+    # Embeds each exchange's turns as they arrive (eko/memory/turn_index.py).
+    turn_hook: TurnIndexHook | None = None
 
     def after_reply_hooks(self) -> list[Any]:
         """The AfterReply hooks to register in ChatService, per the enabled features."""
         hooks: list[Any] = []
+        settings = self.settings
+        if (
+            self.turn_hook is not None
+            and settings.memory_recall_max_chars > 0
+            and settings.memory_recall_dense_k > 0
+        ):
+            hooks.append(self.turn_hook)
         if self.settings.memory_extraction_on:
             hooks.append(
                 ExtractionHook(self.extractor, min_chars=self.settings.memory_extract_min_chars)
@@ -94,4 +104,5 @@ def build_memory(
         context=context,
         extractor=extractor,
         settings=settings,
+        turn_hook=TurnIndexHook(database, context.turns),
     )

@@ -3,8 +3,11 @@
 Full-text search finds a turn that shares the question's words; a turn that says the same
 thing in other words ("she paints" for "what is her hobby?") needs its meaning. Each user and
 assistant message is embedded once into the vector index (collection "turn", key = room id,
-item = message id). Indexing catches up when the room is read, so a message is never missed
-if a background job is lost; `eko memory reindex` indexes a whole history ahead of time.
+item = message id). Messages are indexed as they arrive, off the request path: after each reply
+the TurnIndexHook job embeds the exchange (and any newer message still missing). A context build
+only catches up the turns its search can return (older than the recent window) that are still
+missing — none while the jobs keep up; a bounded safety net if one was lost. `eko memory
+reindex` indexes a whole history ahead of time, with progress.
 """
 
 from __future__ import annotations
@@ -13,18 +16,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import and_, func, select
+import structlog
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.embed.base import Embedder
 from eko.memory.scopes import room_key
+from eko.memory.turns import ChatTurn
+from eko.store.db import Database
 from eko.store.models import Embedding, Message
 from eko.store.vectors import VectorIndex, VectorItem
+
+log = structlog.get_logger("eko.memory")
 
 COLLECTION = "turn"
 # A turn longer than this is embedded by its head: what a short question can match.
 EMBED_CHARS = 1_000
 BATCH = 64
+# Ids per IN (...) list when checking which messages have a vector.
+IN_CHUNK = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +50,18 @@ class TurnIndex:
         self._embedder = embedder
 
     async def catch_up(
-        self, session: AsyncSession, *, room_id: str, limit: int | None = BATCH
+        self,
+        session: AsyncSession,
+        *,
+        room_id: str,
+        limit: int | None = BATCH,
+        before_seq: int | None = None,
     ) -> int:
-        """Embed the room's newest messages not yet indexed (at most `limit`; None = all).
-        Returns how many were indexed."""
-        missing = await self._unindexed(session, room_id=room_id, limit=limit)
+        """Embed the room's newest messages not yet indexed (among the newest `limit`, None =
+        all; only those before `before_seq` when given). Returns how many were indexed."""
+        missing = await self._unindexed(
+            session, room_id=room_id, limit=limit, before_seq=before_seq
+        )
         return await self._index(session, room_id, missing)
 
     async def reindex(
@@ -114,29 +131,42 @@ class TurnIndex:
         return found[:k]
 
     async def _unindexed(
-        self, session: AsyncSession, *, room_id: str, limit: int | None
+        self, session: AsyncSession, *, room_id: str, limit: int | None, before_seq: int | None
     ) -> list[Message]:
-        """The room's messages without a vector, among its newest `limit` (None: all) — a
-        bounded look whatever the room's length; older gaps are `eko memory reindex`'s."""
+        """The room's messages without a vector, among its newest `limit` (None: all) before
+        `before_seq` — a bounded look whatever the room's length; older gaps are `eko memory
+        reindex`'s."""
         newest = select(Message.id).where(
             Message.room_id == room_id, Message.role.in_(("user", "assistant"))
         )
+        if before_seq is not None:
+            newest = newest.where(Message.seq < before_seq)
         if limit is not None:
             newest = newest.order_by(Message.seq.desc()).limit(limit)
-        window = newest.subquery()
-        indexed = and_(
-            Embedding.collection == COLLECTION,
-            Embedding.item_id == Message.id,
-            Embedding.model == self._embedder.name,
-        )
-        query = (
-            select(Message)
-            .join(window, window.c.id == Message.id)
-            .outerjoin(Embedding, indexed)
-            .where(Embedding.id.is_(None))
-        )
+        ids = list((await session.execute(newest)).scalars())
+        # Three plain lookups, not one join: each is an index range or primary-key probes, so
+        # no planner can turn the check into a scan of the room's vectors (PostgreSQL did).
+        missing: list[str] = []
+        for start in range(0, len(ids), IN_CHUNK):
+            chunk = ids[start : start + IN_CHUNK]
+            # By (collection, item_id) alone, the unique index: with the model in the WHERE,
+            # SQLite picked the (collection, model, key) index and read the room's vectors.
+            rows = await session.execute(
+                select(Embedding.item_id, Embedding.model).where(
+                    Embedding.collection == COLLECTION, Embedding.item_id.in_(chunk)
+                )
+            )
+            indexed = {item for item, model in rows if model == self._embedder.name}
+            missing.extend(i for i in chunk if i not in indexed)
+        messages: list[Message] = []
+        for start in range(0, len(missing), IN_CHUNK):
+            chunk = missing[start : start + IN_CHUNK]
+            found = await session.execute(
+                select(Message).where(Message.id.in_(chunk)).limit(len(chunk))  # ids: unique
+            )
+            messages.extend(found.scalars())
         # At most `limit` rows: sorted here rather than by the database (no temporary sort).
-        return sorted((await session.execute(query)).scalars().all(), key=lambda m: m.seq)
+        return sorted(messages, key=lambda m: m.seq)
 
     async def _index(self, session: AsyncSession, room_id: str, messages: Sequence[Message]) -> int:
         kept = [m for m in messages if m.content.strip()]
@@ -156,3 +186,23 @@ class TurnIndex:
             vectors=vectors,
         )
         return len(kept)
+
+
+class TurnIndexHook:
+    """AfterReply: index the exchange just stored (the user message, the reply, and any newer
+    message of the room still missing, other members' included), off the request path."""
+
+    name = "memory.turn_index"
+    # A cached reply is a turn too, and embedding it costs no model call.
+    on_cached_reply = True
+
+    def __init__(self, database: Database, index: TurnIndex, *, limit: int = BATCH) -> None:
+        self._database = database
+        self._index = index
+        self._limit = limit
+
+    async def after(self, turn: ChatTurn, reply: Message) -> None:
+        async with self._database.session() as session:
+            indexed = await self._index.catch_up(session, room_id=turn.room.id, limit=self._limit)
+            await session.commit()
+        log.debug("memory.turns.indexed", room_id=turn.room.id, count=indexed)

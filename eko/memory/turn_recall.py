@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import zip_longest
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -25,6 +26,8 @@ from eko.store.models import Message, User
 MESSAGE_CHARS = 400
 # Messages around a hit that come with it (its question before, its answer after).
 NEIGHBOURS = 1
+# Full-text hits asked for by default (the budget may ask for more: eko.memory.budget).
+RECALL_CANDIDATES = 12
 # The usual constant of reciprocal rank fusion (Cormack et al., 2009): flattens the head.
 RRF_K = 60
 
@@ -54,6 +57,26 @@ class RecalledTurn:
     text: str
 
 
+def interleave_rankings(*rankings: Sequence[int]) -> list[int]:
+    """Round robin over best-first lists of seqs: each list's 1st, then each one's 2nd, ...
+    (a seq already taken is skipped). Sub-queries get an equal share of the head."""
+    merged: dict[int, None] = {}
+    for row in zip_longest(*rankings):
+        for seq in row:
+            if seq is not None:
+                merged.setdefault(seq, None)
+    return list(merged)
+
+
+@dataclass(frozen=True, slots=True)
+class SubQuery:
+    """A part of a question needing several pieces (eko.memory.multihop), with its nearest
+    turns by meaning."""
+
+    text: str
+    dense: Sequence[DenseHit] = ()
+
+
 async def recall_turns(
     session: AsyncSession,
     *,
@@ -63,30 +86,44 @@ async def recall_turns(
     before_seq: int | None,
     max_chars: int,
     assistant_name: str,
-    candidates: int = 12,
+    candidates: int = RECALL_CANDIDATES,
     dense: Sequence[DenseHit] = (),
+    sub_queries: Sequence[SubQuery] = (),
+    pinned: Sequence[int] = (),
+    neighbours: int = NEIGHBOURS,
 ) -> list[RecalledTurn]:
     """Best matches first, each with its neighbours, until `max_chars` is used.
 
     `dense` are the nearest turns by meaning (eko.memory.turn_index); they are fused with the
-    full-text matches by reciprocal rank, so a turn found both ways comes first."""
+    full-text matches by reciprocal rank, so a turn found both ways comes first. Each of
+    `sub_queries` is fused the same way, and the rankings (the whole question's, `pinned` —
+    e.g. the source turns of the facts in the context — and each sub-query's) are interleaved
+    by rank."""
     if max_chars <= 0:
         return []
-    words = await search_messages(
-        session,
-        dialect=dialect,
-        room_id=room_id,
-        query=query,
-        limit=candidates,
-        before_seq=before_seq,
-    )
-    hits = fuse_by_rank([hit.seq for hit in words], [hit.seq for hit in dense])
+    rankings: list[list[int]] = []
+    for text, near in [(query, dense), *((sub.text, sub.dense) for sub in sub_queries)]:
+        words = await search_messages(
+            session,
+            dialect=dialect,
+            room_id=room_id,
+            query=text,
+            limit=candidates,
+            before_seq=before_seq,
+        )
+        rankings.append(
+            [hit.seq for hit in fuse_by_rank([w.seq for w in words], [d.seq for d in near])]
+        )
+    allowed = [seq for seq in pinned if before_seq is None or seq < before_seq]
+    order = interleave_rankings(rankings[0], allowed, *rankings[1:])
+    fused = {hit.seq: hit.rank for hit in fuse_by_rank(*rankings, allowed)}
+    hits = [Ranked(seq, fused[seq]) for seq in order]
     if not hits:
         return []
     wanted = {
         seq
         for hit in hits
-        for seq in range(hit.seq - NEIGHBOURS, hit.seq + NEIGHBOURS + 1)
+        for seq in range(hit.seq - neighbours, hit.seq + neighbours + 1)
         if before_seq is None or seq < before_seq
     }
     rows = (
@@ -104,7 +141,7 @@ async def recall_turns(
     for hit in hits:
         seqs = [
             seq
-            for seq in range(hit.seq - NEIGHBOURS, hit.seq + NEIGHBOURS + 1)
+            for seq in range(hit.seq - neighbours, hit.seq + neighbours + 1)
             if seq in by_seq and seq not in used
         ]
         if hit.seq not in seqs:

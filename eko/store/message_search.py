@@ -1,10 +1,11 @@
-"""Full-text search over a room's messages (migration 0008 keeps the index up to date).
+"""Full-text search over a room's messages (migrations 0008 and 0009 keep the index up to date).
 
 SQLite: FTS5 (`message_fts`, rowid = the message's rowid), ranked by bm25. PostgreSQL:
-a 'simple' text search vector of the accent-folded content behind a GIN index, ranked by
-ts_rank_cd. The query is the message's significant words, each as a prefix (no stemming in
-either: "research" finds "researched"), joined by OR: a question finds the turns that share
-any of its rarer words, best first.
+a 'simple' text search vector of the accent-folded content, stored per message in
+`message_fts` behind a GIN index (migration 0009), ranked by ts_rank_cd. The query is the
+message's significant words, each as a prefix (no stemming in either: "research" finds
+"researched"), joined by OR: a question finds the turns that share any of its rarer words,
+best first.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ STOPWORDS = frozenset(
     for word in line.split()
 )
 MAX_QUERY_WORDS = 24
-# PostgreSQL's indexed document (migration 0008 builds the index on this exact expression):
+# PostgreSQL's indexed document (migrations 0008 and 0009 build the index on this expression):
 # accents folded by translate(), which is immutable (the unaccent extension may be missing).
 PG_DOCUMENT = (
     "to_tsvector('simple', translate(content, "
@@ -92,12 +93,14 @@ async def search_messages(
         # bm25() is lower for better matches.
         return [MessageHit(row[0], row[1], -float(row[2])) for row in rows]
     tsquery = " | ".join(f"{word}:*" for word in words)
+    # The vectors stored by migration 0009 (message_fts, kept by triggers): ranking the matches
+    # reads them instead of recomputing each from its text.
     rows = await session.execute(
         text(
-            f"SELECT id, seq, ts_rank_cd({PG_DOCUMENT}, q) AS score "
-            "FROM messages, to_tsquery('simple', :tsquery) AS q "
-            f"WHERE room_id = :room AND seq < :bound AND {PG_DOCUMENT} @@ q "
-            "ORDER BY score DESC, seq DESC LIMIT :limit"
+            "SELECT f.message_id, f.seq, ts_rank_cd(f.doc, q) AS score "
+            "FROM message_fts AS f, to_tsquery('simple', :tsquery) AS q "
+            "WHERE f.room_id = :room AND f.seq < :bound AND f.doc @@ q "
+            "ORDER BY score DESC, f.seq DESC LIMIT :limit"
         ),
         {"tsquery": tsquery, "room": room_id, "bound": bound, "limit": limit},
     )

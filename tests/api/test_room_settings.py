@@ -153,7 +153,8 @@ async def test_a_deleted_room_takes_its_vectors_and_memory_items_along(make_harn
         kept = await h.direct_room(alice)
         await _post(h, gone, alice, "Mon chat s'appelle Pistache.")
         await _post(h, kept, alice, "Mon chien s'appelle Biscotte.")
-        for room_id in (gone, kept):  # a context build embeds the room's turns
+        await h.services.jobs.drain()  # the after-reply jobs embed the rooms' turns
+        for room_id in (gone, kept):
             built = await h.client.get(
                 f"/v1/rooms/{room_id}/context", params={"q": "animal"}, headers=alice
             )

@@ -26,7 +26,11 @@ async def test_after_reply_hooks_run_as_room_jobs_visible_to_staff_only(
         assert listed.status_code == 200
         body = listed.json()
         names = sorted(job["name"] for job in body["jobs"])
-        assert names == ["after_reply.memory.summaries", "after_reply.memory_guard_learn"]
+        assert names == [
+            "after_reply.memory.summaries",
+            "after_reply.memory.turn_index",
+            "after_reply.memory_guard_learn",
+        ]
         assert {job["status"] for job in body["jobs"]} == {"succeeded"}
         assert {job["room_id"] for job in body["jobs"]} == {room}
         assert all(job["lock"] == f"room:{room}" for job in body["jobs"])

@@ -83,7 +83,9 @@ async def test_a_turn_with_no_shared_word_is_recalled_by_meaning(
     assert "watercolours" not in before.text  # no word in common: full text alone misses it
     assert "watercolours by the lake" in after.text
     assert after.parts.recalled[0].first_seq == 1  # the best fused match comes first
-    assert after.stats["turns_indexed"] == 15  # every message, the question included, and it
+    # Every message the search can return (older than the 2-turn recent window; the window
+    # and the question are the after-reply job's), and it ...
+    assert after.stats["turns_indexed"] == 10
     again = await kit.memory.context.build(
         room=room, user=alice, query=current.content, before_seq=current.seq
     )
@@ -105,7 +107,8 @@ async def test_reindex_embeds_a_whole_history_with_progress_and_catch_up_is_boun
     built = await kit.memory.context.build(
         room=room, user=alice, query=current.content, before_seq=current.seq
     )
-    # Only the newest 4 messages are looked at while reading: the old turn is not indexed yet.
+    # Only the newest 4 messages older than the recent window are looked at while reading: the
+    # old turn is not indexed yet.
     assert built.stats["turns_indexed"] == 4
     assert "watercolours" not in built.text
 

@@ -1,0 +1,130 @@
+"""One character budget for the whole dual context, shared by rule.
+
+The rule (settings in eko/config_context.py), applied to sources each already ranked best
+first:
+
+1. **Recent turns** first, at most `recent_max_chars` and `recent_share` of the budget (the
+   builder reads them with that cap; the newest turn is always kept, cut if needed).
+2. **Facts** next, best first, while they use at most `facts_share` of the budget.
+3. **Recalled turns and summaries** interleaved by rank — `turns_per_summary` recalled turns,
+   then one summary, and so on — each taken when it still fits, until the budget is full (a
+   piece that does not fit is passed over: a shorter one further down may).
+
+Every decision is made on the rendered context (headings, dates and separators included), so
+the context handed to the model never exceeds the budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from eko.memory.context_parts import (
+    ContextParts,
+    ItemPart,
+    RecentPart,
+    SummaryPart,
+    render_context,
+    render_items,
+)
+from eko.memory.turn_recall import RecalledTurn
+
+# Characters of budget per candidate hit asked of each retriever (words, meaning).
+CHARS_PER_CANDIDATE = 500
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetRule:
+    total: int
+    recent_share: float = 0.5
+    facts_share: float = 0.2
+    turns_per_summary: int = 6
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> BudgetRule | None:
+        """The configured rule, or None when the budget is off (0)."""
+        total = int(settings.memory_context_max_chars)
+        if total <= 0:
+            return None
+        return cls(
+            total=total,
+            recent_share=settings.memory_context_recent_share,
+            facts_share=settings.memory_context_facts_share,
+            turns_per_summary=settings.memory_context_turns_per_summary,
+        )
+
+    def recent_cap(self, recent_max_chars: int) -> int:
+        return max(0, min(recent_max_chars, int(self.total * self.recent_share)))
+
+    @property
+    def facts_cap(self) -> int:
+        return int(self.total * self.facts_share)
+
+    def candidates(self, base: int) -> int:
+        """Hits each retriever should return so the budget can be filled: at least `base`,
+        one per CHARS_PER_CANDIDATE of the budget (a hit with its neighbours is ~400-500)."""
+        return max(base, self.total // CHARS_PER_CANDIDATE)
+
+
+def interleave(
+    recalled: Sequence[RecalledTurn], summaries: Sequence[SummaryPart], turns_per_summary: int
+) -> list[RecalledTurn | SummaryPart]:
+    """`turns_per_summary` recalled turns, one summary, and so on, each list in its order."""
+    merged: list[RecalledTurn | SummaryPart] = []
+    turns, rest = list(recalled), list(summaries)
+    while turns or rest:
+        merged.extend(turns[:turns_per_summary])
+        del turns[:turns_per_summary]
+        if rest:
+            merged.append(rest.pop(0))
+    return merged
+
+
+def pack(
+    rule: BudgetRule,
+    *,
+    recent: RecentPart,
+    items: Sequence[ItemPart],
+    recalled: Sequence[RecalledTurn],
+    summaries: Sequence[SummaryPart],
+) -> ContextParts:
+    """The parts that fit the budget by the rule above (the module's docstring)."""
+    parts = ContextParts(recent=recent)
+    if len(render_context(parts)) > rule.total:
+        # Only when the budget is below the recent cap's rounding: cut the recent text.
+        cut = replace(recent, text=recent.text[: max(0, rule.total - 40)])
+        return ContextParts(recent=cut)
+    kept_items: list[ItemPart] = []
+    for item in items:
+        trial = replace(parts, items=[*kept_items, item])
+        if len(render_items(trial.items)) > rule.facts_cap:
+            continue
+        if len(render_context(trial)) <= rule.total:
+            kept_items.append(item)
+            parts = trial
+    kept_turns: list[RecalledTurn] = []
+    kept_summaries: list[SummaryPart] = []
+    for piece in interleave(recalled, summaries, rule.turns_per_summary):
+        if isinstance(piece, RecalledTurn):
+            trial = replace(parts, recalled=[*kept_turns, piece])
+        else:
+            trial = replace(parts, summaries=[*kept_summaries, piece])
+        if len(render_context(trial)) > rule.total:
+            continue
+        parts = trial
+        if isinstance(piece, RecalledTurn):
+            kept_turns.append(piece)
+        else:
+            kept_summaries.append(piece)
+    return parts
+
+
+def shares(parts: ContextParts) -> dict[str, int]:
+    """Characters each source uses in the rendered context (for the context stats)."""
+    return {
+        "recent": len(parts.recent.text),
+        "facts": len(render_items(parts.items)) if parts.items else 0,
+        "recalled": sum(len(turn.text) for turn in parts.recalled),
+        "summaries": sum(len(summary.text) for summary in parts.summaries),
+    }

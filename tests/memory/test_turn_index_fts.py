@@ -1,0 +1,84 @@
+"""The full-text index of turns is kept by the database (insert, edit, delete), and PostgreSQL
+ranks from the stored vectors (migration 0009), never recomputing or scanning the room."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import delete, event, func, select, text, update
+
+from eko.store.message_search import search_messages
+from eko.store.models import Message, Room
+
+from .conftest import MemoryKit
+from .test_context_scale import _explain
+
+
+async def _found(kit: MemoryKit, room_id: str, query: str) -> list[int]:
+    async with kit.database.session() as session:
+        hits = await search_messages(
+            session, dialect=kit.database.dialect, room_id=room_id, query=query, limit=12
+        )
+    return [hit.seq for hit in hits]
+
+
+async def test_inserts_edits_and_deletes_reach_the_full_text_index(
+    kit_factory: Callable[..., MemoryKit],
+) -> None:
+    kit = kit_factory()
+    alice = await kit.user("Alice")
+    room = await kit.room(alice)
+    other = await kit.room(alice)
+    first = await kit.say(room, "Nous sommes allées à Besançon pour le festival.", user=alice)
+    await kit.say(room, "Le festival était bondé.", role="assistant")
+    await kit.say(other, "Besançon aussi, dans une autre pièce.", user=alice)
+
+    assert await _found(kit, room.id, "besancon ?") == [1]  # accents folded, room-scoped
+    assert sorted(await _found(kit, room.id, "festiv bondé")) == [1, 2]  # word prefixes
+
+    async with kit.database.session() as session:
+        await session.execute(
+            update(Message).where(Message.id == first.id).values(content="Direction Grenoble.")
+        )
+        await session.commit()
+    assert await _found(kit, room.id, "Besançon") == []
+    assert await _found(kit, room.id, "grenoble") == [1]
+
+    async with kit.database.session() as session:
+        await session.execute(delete(Room).where(Room.id == room.id))
+        await session.commit()
+    assert await _found(kit, room.id, "grenoble festival") == []
+    assert await _found(kit, other.id, "besancon") == [1]
+    if kit.database.dialect == "postgresql":
+        async with kit.database.session() as session:
+            stored = await session.scalar(text("SELECT count(*) FROM message_fts"))
+            messages = await session.scalar(select(func.count()).select_from(Message))
+        assert stored == messages == 1  # one stored vector per message, gone with it
+
+
+async def test_postgresql_ranks_the_stored_vectors_through_an_index(
+    kit_factory: Callable[..., MemoryKit],
+) -> None:
+    kit = kit_factory()
+    if kit.database.dialect != "postgresql":
+        return
+    alice = await kit.user("Alice")
+    room = await kit.room(alice)
+    for i in range(40):
+        await kit.say(room, f"The lighthouse keeper paints seagull number {i}.", user=alice)
+    statements: list[tuple[str, Any]] = []
+
+    def capture(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if "ts_rank_cd" in statement:
+            statements.append((statement, parameters))
+
+    event.listen(kit.database.engine.sync_engine, "before_cursor_execute", capture)
+    try:
+        assert len(await _found(kit, room.id, "lighthouse seagulls")) == 12
+    finally:
+        event.remove(kit.database.engine.sync_engine, "before_cursor_execute", capture)
+    ((statement, parameters),) = statements
+    assert "to_tsvector" not in statement  # ranked from the stored vectors
+    plan = await _explain(kit, statement, parameters)
+    assert "on message_fts" in plan and "Seq Scan" not in plan, plan
