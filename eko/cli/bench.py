@@ -6,14 +6,16 @@ the database drivers, which the rest of the CLI must not pay for.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated, Any
 
 import typer
 
-from eko.bench import DATA_DIR, LOCOMO_FILE, QQP_FILE
+from eko.bench import LOCOMO_FILE, QQP_FILE
+from eko.cli import bench_memory
+from eko.cli import bench_support as support
+from eko.cli.bench_support import LOAD_BACKENDS, QqpData
 from eko.cli.common import console, fail, load_settings, run
 from eko.logging import configure_logging
 
@@ -36,60 +38,11 @@ _SUITES = {
         "reflexive chain vs a 15-turn single loop: turns, model calls, reply (scripted models)",
     ),
 }
-_LOAD_BACKENDS = {"sqlite": ("sqlite",), "postgres": ("postgres",), "both": ("sqlite", "postgres")}
-_GUARD_BACKENDS = ("sqlite", "postgres")
-
-_RELATIVE = "relative to the current directory"
-LocomoData = Annotated[
-    Path | None,
-    typer.Option(
-        "--data",
-        help=f"LoCoMo JSON (default: {DATA_DIR / LOCOMO_FILE}, {_RELATIVE}).",
-        dir_okay=False,
-    ),
-]
-QqpData = Annotated[
-    Path | None,
-    typer.Option(
-        "--data",
-        help=f"QQP pairs, .jsonl.gz (default: {DATA_DIR / QQP_FILE}, {_RELATIVE}).",
-        dir_okay=False,
-    ),
-]
-
-
-def _module(name: str) -> ModuleType:
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        fail(
-            f"benchmark module {name!r} is not available: {exc}",
-            fix="reinstall Eko (`scripts/setup` or `pip install -e .`)",
-        )
-
-
-def _data_file(given: Path | None, default_name: str, suite: str) -> Path:
-    """The data file to read: the one given, else the default; exits naming it when missing."""
-    path = given if given is not None else DATA_DIR / default_name
-    if not path.is_file():
-        fail(
-            f"data file not found: {path} (absolute: {path.resolve()})",
-            fix=f"pass `eko bench {suite} --data PATH`, or run from a directory next to "
-            f"../shared/data",
-        )
-    return path
-
-
-def _run_suite(module_name: str, **options: Any) -> None:
-    module = _module(module_name)
-    settings = load_settings()
-    configure_logging("WARNING")
-    run(module.run(settings=settings, console=console, **options))
 
 
 def _make(name: str, module_name: str, help_text: str) -> None:
     def command() -> None:
-        _run_suite(module_name)
+        support.run_suite(module_name)
 
     command.__doc__ = help_text
     app.command(name)(command)
@@ -109,10 +62,10 @@ def embed(
 ) -> None:
     """embedder sentences/s (or, with --calibrate, its threshold on labelled QQP pairs)"""
     if not calibrate:
-        _run_suite("eko.bench.bench_embed")
+        support.run_suite("eko.bench.bench_embed")
         return
-    path = _data_file(data, QQP_FILE, "embed --calibrate")
-    module = _module("eko.bench.bench_embed")
+    path = support.data_file(data, QQP_FILE, "embed --calibrate")
+    module = support.module("eko.bench.bench_embed")
     settings = load_settings()
     configure_logging("WARNING")
     run(module.run_calibration(settings=settings, console=console, data=path, limit=limit))
@@ -134,7 +87,7 @@ def llm(
     ] = None,
 ) -> None:
     """local chat models: answer quality (FR/EN), orchestrator JSON, tokens/s, answer time"""
-    _run_suite("eko.bench.bench_llm", data=data, models=model)
+    support.run_suite("eko.bench.bench_llm", data=data, models=model)
 
 
 @app.command("reply")
@@ -163,7 +116,7 @@ def reply(
     ] = True,
 ) -> None:
     """the whole reply with the local model while background work is queued: median/p95 s"""
-    _run_suite(
+    support.run_suite(
         "eko.bench.bench_reply",
         data=data,
         limit=limit,
@@ -193,91 +146,12 @@ def proactive(
     """lobby reflection: calls/day vs budget, rate limits; message-vs-pass precision/recall"""
     if model not in ("scripted", "local", "both"):
         fail(f"unknown model {model!r}", fix="one of: scripted, local, both")
-    _run_suite("eko.bench.bench_proactive", data=data, days=days, model=model, limit=limit)
+    support.run_suite("eko.bench.bench_proactive", data=data, days=days, model=model, limit=limit)
 
 
-@app.command("context")
-def context(
-    data: LocomoData = None,
-    split: Annotated[
-        str, typer.Option(help="Conversations: all, dev (tuned on) or test (never tuned on).")
-    ] = "all",
-    limit: Annotated[
-        int | None, typer.Option(min=1, help="Questions to score (default: all).")
-    ] = None,
-    summarizer: Annotated[
-        str,
-        typer.Option(
-            help="extractive (deterministic stand-in) or model (the configured model, "
-            "answers cached under <home>/bench-cache/)."
-        ),
-    ] = "extractive",
-) -> None:
-    """dual context on LoCoMo: content recall vs random and BM25 baselines, sizes, growth"""
-    if split not in ("all", "dev", "test"):
-        fail(f"unknown split {split!r}", fix="use all, dev or test")
-    if summarizer not in ("extractive", "model"):
-        fail(f"unknown summarizer {summarizer!r}", fix="use extractive or model")
-    _run_suite(
-        "eko.bench.context",
-        data=_data_file(data, LOCOMO_FILE, "context"),
-        split=split,
-        limit=limit,
-        summarizer=summarizer,
-    )
-
-
-@app.command("guard")
-def guard(
-    data: QqpData = None,
-    limit: Annotated[
-        int | None, typer.Option(help="Pairs of the file to use (default: all).")
-    ] = None,
-    split: Annotated[
-        str, typer.Option(help="Figures of dev, test (held out, never tuned on) or all.")
-    ] = "all",
-    judge: Annotated[
-        bool, typer.Option("--judge", help="Send grey-band test candidates to the chat model.")
-    ] = False,
-    judge_sample: Annotated[
-        int, typer.Option(help="Grey-band candidates the judge is asked about.")
-    ] = 80,
-    sizes: Annotated[
-        list[int] | None, typer.Option("--size", help="Latency: entries (repeatable).")
-    ] = None,
-    backend: Annotated[
-        list[str] | None,
-        typer.Option(help="Latency: sqlite and/or postgres (repeatable; default both)."),
-    ] = None,
-    lookup: Annotated[
-        bool,
-        typer.Option("--lookup", "--latency-only", help="Only the lookup latency (no data)."),
-    ] = False,
-    quality_only: Annotated[
-        bool, typer.Option("--quality-only", help="Skip the lookup latency part.")
-    ] = False,
-) -> None:
-    """memory guard: precision/recall/known-wrong on a held-out split, modes, judge; lookups"""
-    unknown = sorted(set(backend or []) - set(_GUARD_BACKENDS))
-    if unknown:
-        fail(f"unknown backend {', '.join(unknown)}", fix="use sqlite and/or postgres")
-    if split not in ("all", "dev", "test"):
-        fail(f"unknown split {split!r}", fix="use all, dev or test")
-    if judge_sample < 1:
-        fail("--judge-sample must be at least 1")
-    options: dict[str, Any] = {
-        "limit": limit,
-        "split": split,
-        "judge": judge,
-        "judge_sample": judge_sample,
-        "data": None if lookup else _data_file(data, QQP_FILE, "guard"),
-        "lookup": not quality_only,
-    }
-    if sizes:
-        options["sizes"] = sizes
-    if backend:
-        options["backends"] = backend
-    _run_suite("eko.bench.guard", **options)
+app.command("context")(bench_memory.context)
+app.command("recall")(bench_memory.recall)
+app.command("guard")(bench_memory.guard)
 
 
 @app.command("load")
@@ -309,13 +183,13 @@ def load(
     ] = 60.0,
 ) -> None:
     """Eko under concurrent load through real sockets (fake model, `eko serve` processes)"""
-    if backend not in _LOAD_BACKENDS:
+    if backend not in LOAD_BACKENDS:
         fail(f"unknown backend {backend!r}", fix="use sqlite, postgres or both")
     chosen = scenario or ["a", "b", "c", "d"]
     unknown = sorted(set(chosen) - {"a", "b", "c", "d"})
     if unknown:
         fail(f"unknown scenario {', '.join(unknown)}", fix="use a, b, c and/or d")
-    module = _module("eko.bench.load")
+    module = support.module("eko.bench.load")
     options = module.LoadOptions(
         latency_s=latency,
         messages=messages,
@@ -326,7 +200,7 @@ def load(
         steady_seconds=duration,
         request_timeout_s=request_timeout,
     )
-    _run_load(module, _LOAD_BACKENDS[backend], set(chosen), options)
+    _run_load(module, LOAD_BACKENDS[backend], set(chosen), options)
 
 
 def _run_load(
@@ -341,7 +215,7 @@ def _run_load(
 
 
 # `all` runs these first, then any other suite registered in _SUITES.
-_ALL = ("llm", "reply", "embed", "vectors", "pipeline", "guard", "context", "load")
+_ALL = ("llm", "reply", "embed", "vectors", "pipeline", "guard", "context", "recall", "load")
 
 
 @app.command("all")
@@ -352,24 +226,30 @@ def all_suites(
     names = [*_ALL, *(name for name in _SUITES if name not in _ALL)]
     selected = [name for name in names if name not in (skip or [])]
     # Missing data fails now, not after an hour of other suites.
-    qqp = _data_file(None, QQP_FILE, "guard") if "guard" in selected else None
-    locomo = _data_file(None, LOCOMO_FILE, "context") if "context" in selected else None
+    qqp = support.data_file(None, QQP_FILE, "guard") if "guard" in selected else None
+    locomo = (
+        support.data_file(None, LOCOMO_FILE, "context")
+        if {"context", "recall"} & set(selected)
+        else None
+    )
     for name in selected:
         console.rule(f"bench {name}")
         if name in _SUITES:
-            _run_suite(_SUITES[name][0])
+            support.run_suite(_SUITES[name][0])
         elif name == "llm":
-            _run_suite("eko.bench.bench_llm")
+            support.run_suite("eko.bench.bench_llm")
         elif name == "reply":
-            _run_suite("eko.bench.bench_reply")
+            support.run_suite("eko.bench.bench_reply")
         elif name == "embed":
-            _run_suite("eko.bench.bench_embed")
+            support.run_suite("eko.bench.bench_embed")
         elif name == "guard":
-            _run_suite("eko.bench.guard", data=qqp)
+            support.run_suite("eko.bench.guard", data=qqp)
         elif name == "context":
-            _run_suite("eko.bench.context", data=locomo)
+            support.run_suite("eko.bench.context", data=locomo)
+        elif name == "recall":
+            support.run_suite("eko.bench.bench_recall", data=locomo)
         elif name == "load":
-            module = _module("eko.bench.load")
+            module = support.module("eko.bench.load")
             _run_load(module, ("sqlite", "postgres"), {"a", "b", "c", "d"}, module.LoadOptions())
 
 

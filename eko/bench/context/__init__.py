@@ -14,27 +14,40 @@ FunctionModel quoting the first sentence of evenly spaced turns); `--summarizer 
 the configured model, each answer cached on disk under <home>/bench-cache/ by its input's hash
 (summary_cache.py). The local model takes minutes per summary on 2 cores: use --limit.
 
-    eko bench context [--data FILE] [--split all|dev|test] [--limit N] [--summarizer model]
+    eko bench context [--data FILE] [--split all|dev|test|dev-q|test-q] [--limit N]
+                      [--summarizer model] [--budget N ...]
 
-Splits are by conversation: the three of locomo-dev-3.json are "dev" (Eko's defaults were
-tuned on them); every other LoCoMo conversation is "test".
+Splits by conversation: the three of locomo-dev-3.json are "dev" (Eko's defaults were tuned on
+them); every other LoCoMo conversation is "test". Splits by question: "dev-q" / "test-q" keep
+every conversation and ~70 % / ~30 % of its questions by a stable hash of (conversation id,
+question text) (data.py); retrieval is tuned on dev-q only and test-q is never tuned on.
+`--budget N` (repeatable) sweeps the single context budget (memory_context_max_chars): one
+row per budget for Eko, Eko without facts, random and BM25 (both filling that budget).
 """
 
 from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
 
-from eko.bench.context.data import DEV_CONVERSATIONS, CachedEmbedder, load_locomo, select_split
-from eko.bench.context.recall import measure, select_questions
+from eko.bench.context.data import (
+    DEV_CONVERSATIONS,
+    QUESTION_SPLITS,
+    CachedEmbedder,
+    load_locomo,
+    select_split,
+)
+from eko.bench.context.recall import Variant, measure, select_questions
 from eko.bench.context.recall_tables import print_recall
 from eko.bench.context.rooms import extractive_provider, setup
 from eko.bench.context.scoring import summary_levels, summary_ranges
 from eko.bench.context.summary_cache import DiskCachedProvider, cache_directory
 from eko.bench.context.tables import print_growth
+from eko.bench.databases import fresh_database
 from eko.config import Settings
 from eko.embed import build_embedder
 from eko.llm.providers import build_providers
@@ -54,8 +67,11 @@ async def run(
     split: str = "all",
     limit: int | None = None,
     summarizer: str = "extractive",
+    budgets: Sequence[int] = (),
+    backend: str = "sqlite",
 ) -> None:
-    """Measure and print every table; `data` is LoCoMo's JSON (the caller checks it exists)."""
+    """Measure and print every table; `data` is LoCoMo's JSON (the caller checks it exists);
+    `backend`: sqlite or postgres (a fresh database of it, removed afterwards)."""
     chosen = select_split(load_locomo(data), split)
     if not chosen:
         console.print(f"no conversation of {data} is in the {split!r} split")
@@ -66,9 +82,15 @@ async def run(
     embedder = CachedEmbedder(build_embedder(settings))
     await embedder.embed(["warm-up"])
     tuned = sorted(used & DEV_CONVERSATIONS)
+    if split == "test-q":
+        tuned = []  # held-out questions of the dev conversations: never tuned on
+    tuning = (
+        ("tuned on: " + ", ".join(tuned) if tuned else "none tuned on")
+        if split not in QUESTION_SPLITS
+        else ("questions tuned on" if split == "dev-q" else "held-out questions, never tuned on")
+    )
     console.print(
-        f"LoCoMo {data.name}, split {split}: {', '.join(sorted(used))} "
-        f"({'tuned on: ' + ', '.join(tuned) if tuned else 'none tuned on'}); "
+        f"LoCoMo {data.name}, split {split}: {', '.join(sorted(used))} ({tuning}); "
         f"{len(selected)} questions; embedder {embedder.name}; "
         f"ragMinScore {rag_min_score(settings, embedder)}"
     )
@@ -76,22 +98,36 @@ async def run(
     started = time.perf_counter()
     every = settings.summarize_every_n_chars
     with tempfile.TemporaryDirectory(prefix="eko-bench-context-") as tmp:
-        console.print(f"loading rooms, summaries every {every:,} chars by {label}…")
-        built = await setup(settings, embedder, conversations, every, Path(tmp), providers)
-        ranges = await summary_ranges(built.database)
-        result = await measure(built, ranges, selected)
-        result.excluded_adversarial = sum(
-            1 for c in conversations for q in c.questions if q.category == 5
-        )
-        levels = await summary_levels(built.database)
-        await built.database.dispose()
+        async with fresh_database(backend) as database:
+            console.print(
+                f"loading rooms on {backend}, summaries every {every:,} chars by {label}…"
+            )
+            built = await setup(
+                settings,
+                embedder,
+                conversations,
+                every,
+                Path(tmp),
+                providers,
+                budgets,
+                database=database,
+            )
+            ranges = await summary_ranges(built.database)
+            variants = [
+                Variant(f"{budget:,} budget", *built.budgets[budget], budget) for budget in budgets
+            ]
+            result = await measure(built, ranges, selected, variants)
+            result.excluded_adversarial = sum(
+                1 for c in conversations for q in c.questions if q.category == 5
+            )
+            levels = await summary_levels(built.database)
     for provider in providers:
         await provider.aclose()
     print_recall(
         console,
         result,
-        title=f"Content recall on LoCoMo ({split} split"
-        f"{', TUNED ON: ' + ', '.join(tuned) if tuned else ''}; questions asked at the end; "
+        title=f"Content recall on LoCoMo, {backend} (split {split}: {tuning}; questions asked "
+        "at the end; "
         f"summaries by {label}, every {every:,} chars, "
         f"{' '.join(f'L{k}:{v}' for k, v in sorted(levels.items()))})",
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -82,10 +83,42 @@ def load_locomo(path: Path) -> list[Conversation]:
 # The conversations of locomo-dev-3.json: Eko's defaults (ragMinScore, facts min score, budgets)
 # were tuned on them. Any other LoCoMo conversation is the test split.
 DEV_CONVERSATIONS = frozenset({"conv-26", "conv-30", "conv-41"})
-SPLITS = ("all", "dev", "test")
+SPLITS = ("all", "dev", "test", "dev-q", "test-q")
+# Question-level splits: a question is in test-q when the stable hash of (conversation id,
+# question text) falls in the last TEST_Q_SHARE of [0, 1); dev-q holds the rest. Retrieval is
+# tuned on dev-q only, test-q is reported and never tuned on.
+QUESTION_SPLITS = ("dev-q", "test-q")
+TEST_Q_SHARE = 0.3
+
+
+def question_bucket(sample_id: str, question: str) -> float:
+    """A stable position in [0, 1) of a question: sha256 of "conversation id\x1fquestion"."""
+    digest = hashlib.sha256(f"{sample_id}\x1f{question}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def in_question_split(sample_id: str, question: str, split: str) -> bool:
+    """Whether a question belongs to `split` (conversation-level splits keep every question)."""
+    if split not in QUESTION_SPLITS:
+        return True
+    is_test = question_bucket(sample_id, question) >= 1 - TEST_Q_SHARE
+    return is_test == (split == "test-q")
 
 
 def select_split(conversations: list[Conversation], split: str) -> list[Conversation]:
+    """Conversation-level splits (all/dev/test) keep whole conversations; question-level ones
+    (dev-q/test-q) keep every conversation with only the questions of the split."""
+    if split in QUESTION_SPLITS:
+        return [
+            Conversation(
+                c.sample_id,
+                c.speakers,
+                c.sessions,
+                [q for q in c.questions if in_question_split(c.sample_id, q.text, split)],
+                c.observations,
+            )
+            for c in conversations
+        ]
     if split == "dev":
         return [c for c in conversations if c.sample_id in DEV_CONVERSATIONS]
     if split == "test":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
@@ -10,16 +11,30 @@ from eko.bench.context.content import Context, found
 from eko.bench.context.data import Conversation, Question
 from eko.bench.context.rooms import LoadedRoom, Setup, context_for
 from eko.bench.context.scoring import covered
+from eko.memory.service import Memory
 
 SCORED_CATEGORIES = (1, 2, 3, 4)  # 5 (adversarial: no answer in the conversation) is excluded
-METHODS = (
-    "eko",
-    "eko without facts",
-    "recent only",
-    "random turns",
-    "BM25 turns",
-    "unrelated (control)",
-)
+VARIANT_METHODS = ("eko", "eko without facts", "random turns", "BM25 turns")
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One configuration of Eko's context scored with its own baselines."""
+
+    label: str  # appended to the row names ("" for the configured settings)
+    memory: Memory
+    no_facts: Memory
+    # The character budget random and BM25 fill; None: the size of Eko's context (with facts).
+    budget: int | None = None
+
+
+def method_names(variants: Sequence[Variant]) -> list[str]:
+    names = [_named(m, v) for v in variants for m in VARIANT_METHODS]
+    return [*names, "recent only", "unrelated (control)"]
+
+
+def _named(method: str, variant: Variant) -> str:
+    return f"{method}, {variant.label}" if variant.label else method
 
 
 @dataclass
@@ -76,10 +91,14 @@ async def measure(
     setup: Setup,
     ranges: dict[str, tuple[int, int]],
     selected: list[tuple[Conversation, Question]],
+    variants: Sequence[Variant] = (),
 ) -> RecallResult:
+    """Every question scored for each variant (default: the configured settings) with that
+    variant's random and BM25 baselines; recent-only, the control and range coverage once."""
+    variants = list(variants) or [Variant("", setup.memory, setup.no_facts)]
     rooms = {room.conversation.sample_id: room for room in setup.rooms}
     indexes: dict[str, tuple[list[PastTurn], dict[str, str], BM25]] = {}
-    methods = {name: MethodScore() for name in METHODS}
+    methods = {name: MethodScore() for name in method_names(variants)}
     coverage = MethodScore()
     kept: list[tuple[LoadedRoom, Question, list[str], str]] = []
     skipped = 0
@@ -94,17 +113,23 @@ async def measure(
         if not evidence or not seqs:
             skipped += 1
             continue
-        context = await context_for(setup.memory, loaded, question.text)
         recent = await context_for(setup.recent_only, loaded, question.text)
-        no_facts = await context_for(setup.no_facts, loaded, question.text)
+        candidates = {"recent only": recent.text}
+        first = None
+        for variant in variants:
+            context = await context_for(variant.memory, loaded, question.text)
+            no_facts = await context_for(variant.no_facts, loaded, question.text)
+            first = first or context
+            budget = variant.budget or len(context.text)
+            candidates[_named("eko", variant)] = context.text
+            candidates[_named("eko without facts", variant)] = no_facts.text
+            candidates[_named("random turns", variant)] = random_context(turns, budget, number)
+            candidates[_named("BM25 turns", variant)] = bm25_context(
+                turns, bm25, question.text, budget
+            )
+        assert first is not None
+        context = first
         budget = len(context.text)
-        candidates = {
-            "eko": context.text,
-            "eko without facts": no_facts.text,
-            "recent only": recent.text,
-            "random turns": random_context(turns, budget, number),
-            "BM25 turns": bm25_context(turns, bm25, question.text, budget),
-        }
         for name, text in candidates.items():
             methods[name].add(
                 question.category, found(evidence, question.answer, Context.of(text)), len(text)

@@ -40,17 +40,17 @@ def print_recall(console: Console, result: RecallResult, *, title: str) -> None:
             f"{approx_tokens(round(mean)):,}",
         )
     console.print(table)
-    counts = ", ".join(
-        f"{c}: {len(result.methods['eko'].found.get(c, []))}" for c in SCORED_CATEGORIES
-    )
+    first = next(iter(result.methods.values()))
+    counts = ", ".join(f"{c}: {len(first.found.get(c, []))}" for c in SCORED_CATEGORIES)
     console.print(
         f"questions scored: {result.questions} ({counts}); category 5 (adversarial) excluded: "
         f"{result.excluded_adversarial}; skipped (no evidence turn): {result.skipped_no_evidence}."
         "\nfound = every evidence turn present (whole text, or ≥ 80% of its ≥ 3 content tokens)"
         " or the answer present as a phrase; Eko's facts here are LoCoMo's annotated"
         " observations (gold text written from the evidence turns, a leak: see 'eko without"
-        " facts'); random and BM25 fill Eko's character budget per"
-        " question; unrelated = Eko's context for another conversation's question (must stay"
-        " low); range coverage = evidence inside a retrieved summary's span (saturates);"
+        " facts'); random and BM25 fill the row's context budget (without a budget: the size"
+        " of Eko's context) per question; unrelated = Eko's context for another"
+        " conversation's question (must stay low); range coverage = evidence inside a"
+        " retrieved summary's span (saturates);"
         " tokens ≈ chars / 4."
     )

@@ -64,6 +64,8 @@ class Setup:
     rooms: list[LoadedRoom]
     summary_calls: int
     load_s: float
+    # Per context budget (memory_context_max_chars): (Eko with facts, Eko without facts).
+    budgets: dict[int, tuple[Memory, Memory]] = field(default_factory=dict)
 
 
 async def _memory(
@@ -96,11 +98,16 @@ async def setup(
     every: int,
     workdir: Path,
     summarizer: Sequence[Provider] | None = None,
+    budgets: Sequence[int] = (),
+    database: Database | None = None,
 ) -> Setup:
-    """`summarizer`: the providers that write summaries (default: the extractive stand-in)."""
+    """`summarizer`: the providers that write summaries (default: the extractive stand-in);
+    `budgets`: the context budgets to build Eko's context at (memory_context_max_chars);
+    `database`: a fresh, migrated one (default: a new SQLite file in `workdir`)."""
     started = time.perf_counter()
-    database = Database(f"sqlite+aiosqlite:///{workdir / f'context-{every}.db'}")
-    await upgrade(database)
+    if database is None:
+        database = Database(f"sqlite+aiosqlite:///{workdir / f'context-{every}.db'}")
+        await upgrade(database)
     if summarizer is None:
         summarizer = [extractive_provider()]
     base = settings.model_copy(
@@ -124,6 +131,20 @@ async def setup(
                 select(func.count()).select_from(LLMCall).where(LLMCall.purpose.like("summary_l%"))
             )
         ).scalar_one()
+    swept = {
+        budget: (
+            await _memory(base, database, embedder, summarizer, memory_context_max_chars=budget),
+            await _memory(
+                base,
+                database,
+                embedder,
+                summarizer,
+                memory_context_max_chars=budget,
+                memory_context_max_items=0,
+            ),
+        )
+        for budget in budgets
+    }
     return Setup(
         every,
         memory,
@@ -133,6 +154,7 @@ async def setup(
         rooms,
         int(calls),
         time.perf_counter() - started,
+        swept,
     )
 
 

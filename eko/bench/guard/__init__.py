@@ -1,7 +1,8 @@
 """Memory guard benchmark: honest answer quality (held-out split, known-wrong rate, per
 language, modes, judge) and lookup latency.
 
-Quality (the configured embedder, SQLite): each set of pairs — the QQP-format file (`--data`,
+Quality (the configured embedder; on each `--backend`, default both, figures per backend and
+whether both found the same candidates): each set of pairs — the QQP-format file (`--data`,
 default the shared QQP dev set) and the French set written for the guard
 (eko/bench/data/guard_fr_pairs.jsonl) — is learned into its own scope (every distinct
 `text_a`) and every `text_b` is looked up through GuardService (quality.py). The serving rule
@@ -19,6 +20,7 @@ Lookup (`--lookup`, latency.py): 1k-100k entries on SQLite and PostgreSQL.
     eko bench guard [--data PATH] [--split dev|test|all]   # quality, then lookup latency
     eko bench guard --quality-only --judge --judge-sample 80
     eko bench guard --lookup                                 # latency only
+    eko bench guard --quality-only --backend postgres        # one backend
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from eko.bench.guard.backends import agreement_line, compare
 from eko.bench.guard.latency import BACKENDS, SIZES, run_lookup
 from eko.bench.guard.metrics import Config, figures, measured
 from eko.bench.guard.pairs import FR_PAIRS, CachedEmbedder, cache_path, load_known_wrong, load_pairs
@@ -59,7 +62,7 @@ async def run(
 ) -> None:
     """Measure and print; `data` None skips the quality part, `lookup` False the latency."""
     if data is not None:
-        await _quality(settings, console, data, limit, split, judge, judge_sample)
+        await _quality(settings, console, data, limit, split, judge, judge_sample, backends)
     if lookup:
         await run_lookup(settings=settings, console=console, sizes=sizes, backends=backends)
 
@@ -72,12 +75,11 @@ async def _quality(
     split: str,
     judge: bool,
     judge_sample: int,
+    backends: Sequence[str],
 ) -> None:
     embedder = build_embedder(settings)
     cached = CachedEmbedder(embedder, cache_path(settings.home, embedder.name))
     sets = {"data": load_pairs(data, limit), "fr": load_pairs(FR_PAIRS)}
-    console.print(f"[dim]embedding and looking up {sum(map(len, sets.values())):,} pairs…[/dim]")
-    asked, timings = await look_up_all(settings, cached, sets)
     known_wrong = load_known_wrong()
     policies = {
         mode: build_policy(
@@ -85,22 +87,41 @@ async def _quality(
         )
         for mode in MODES
     }
-    report = run_report(asked, known_wrong, policies)
     splits = ("dev", "test") if split == "all" else (split,)
-    for name in asked:
-        console.print(grid_table(report, name, splits))
-    console.print(modes_table(report, splits))
-    languages = language_table([*report.shipped, *report.baselines])
-    if languages is not None:
-        console.print(languages)
-    console.print(_detector_line(asked))
-    console.print(
-        f"[dim]embedder {embedder.name}; {int(timings['embedded']):,} texts embedded "
-        f"({timings['embed_s']:.0f} s, the rest from the cache); quality run "
-        f"{timings['total_s']:.0f} s[/dim]"
-    )
+    by_backend: dict[str, dict[str, list[Asked]]] = {}
+    for backend in backends:
+        console.print(
+            f"[dim]{backend}: embedding and looking up "
+            f"{sum(map(len, sets.values())):,} pairs…[/dim]"
+        )
+        asked, timings = await look_up_all(settings, cached, sets, backend)
+        by_backend[backend] = asked
+        report = run_report(asked, known_wrong, policies)
+        for name in asked:
+            console.print(grid_table(report, name, splits, backend))
+        console.print(modes_table(report, splits, backend))
+        languages = language_table([*report.shipped, *report.baselines], backend)
+        if languages is not None:
+            console.print(languages)
+        console.print(
+            f"[dim]{backend}: embedder {embedder.name}; {int(timings['embedded']):,} texts "
+            f"embedded ({timings['embed_s']:.0f} s, the rest from the cache); quality run "
+            f"{timings['total_s']:.0f} s[/dim]"
+        )
+    first, *others = backends
+    console.print(_detector_line(by_backend[first]))
+    for backend in others:
+        agreement = compare(by_backend[first], by_backend[backend])
+        console.print(agreement_line(backend, first, agreement))
     if judge:
-        await _judge(settings, console, asked["data"], policies["judge"], known_wrong, judge_sample)
+        await _judge(
+            settings,
+            console,
+            by_backend[first]["data"],
+            policies["judge"],
+            known_wrong,
+            judge_sample,
+        )
     aclose = getattr(embedder, "aclose", None)
     if aclose is not None:
         await aclose()

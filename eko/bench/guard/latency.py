@@ -7,7 +7,8 @@ Per backend and size, one fresh database, then the same queries through each ind
 - the in-memory index (eko.store.vectors_memory) in front of it: what the service runs.
 
 Per index: p50/p95 of the vector search alone and of the whole GuardService.lookup (exact key +
-vector search + check + usage count), top-k recall against an exact brute-force search of the
+vector search + check + usage count), also apart for misses (nothing served: no row read,
+nothing written) and hits (rows read, the usage count written), top-k recall against an exact brute-force search of the
 same rows, and (in memory) the bytes held per 100k vectors.
 
     eko bench guard --lookup [--size 1000 --size 10000 --size 100000] [--backend sqlite]
@@ -74,6 +75,10 @@ class LatencyRow:
     load_s: float
     latencies: list[float]  # whole GuardService.lookup, seconds
     served: int
+    # The same, apart: lookups that served nothing (read no row, write nothing) and hits
+    # (rows read, the usage count written and committed).
+    miss_latencies: list[float] = field(default_factory=list)
+    hit_latencies: list[float] = field(default_factory=list)
     search: list[float] = field(default_factory=list)  # the vector search alone, seconds
     recall: float | None = None  # top-K recall against exact search
     hit_recall: float | None = None  # near-duplicates whose source row came first
@@ -203,8 +208,10 @@ async def _measure(
     for query in queries:
         began = time.perf_counter()
         result = await guard.lookup(query.question, list(SEARCH_KEYS), vector=query.vector)
-        row.latencies.append(time.perf_counter() - began)
+        elapsed = time.perf_counter() - began
+        row.latencies.append(elapsed)
         row.served += result.hit is not None
+        (row.miss_latencies if result.hit is None else row.hit_latencies).append(elapsed)
         if time.perf_counter() > deadline:
             break
     return row
@@ -313,7 +320,16 @@ def lookup_table(rows: list[LatencyRow]) -> Table:
             f"hits, half misses; top-{K} recall vs exact brute force over the same rows)"
         )
     )
-    columns = ("index", "entries", "search p50", "search p95", "lookup p50", "lookup p95")
+    columns = (
+        "index",
+        "entries",
+        "search p50",
+        "search p95",
+        "lookup p50",
+        "lookup p95",
+        "miss p50 / p95",
+        "hit p50 / p95",
+    )
     extra = (f"recall@{K}", "top-1 on hits", "served", "memory / 100k", "first load")
     for column in (*columns, *extra):
         table.add_column(column, justify="left" if column == "index" else "right")
@@ -330,6 +346,8 @@ def lookup_table(rows: list[LatencyRow]) -> Table:
             _ms(p95(row.search)),
             _ms(statistics.median(row.latencies)),
             _ms(p95(row.latencies)),
+            _pair(row.miss_latencies),
+            _pair(row.hit_latencies),
             "-" if row.recall is None else f"{row.recall:.3f}",
             "-" if row.hit_recall is None else f"{row.hit_recall:.3f}",
             f"{row.served}/{len(row.latencies)}",
@@ -350,6 +368,13 @@ async def run_lookup(
     rows = await measure_latency(settings, console, sizes=sizes, backends=backends)
     console.print(lookup_table(rows))
     return rows
+
+
+def _pair(values: list[float]) -> str:
+    """p50 / p95 in ms, or "-" when there is none."""
+    if not values:
+        return "-"
+    return f"{statistics.median(values) * 1000:.2f} / {p95(values) * 1000:.2f} ms"
 
 
 def _ms(seconds: float) -> str:

@@ -1,21 +1,20 @@
 """Answer quality, step 1: every stored question learned, every asked one looked up.
 
-Each set of pairs (the QQP-format file, the French set) gets its own scope in a fresh SQLite
-database: every distinct `text_a` learned through GuardService.learn, every `text_b` looked
-up through GuardService.lookup (the real index, the real candidates). The lookup runs with the
-check off and returns every candidate, so metrics.py can replay the serving rule (the same
-`decide` and `false_hit_check` the service runs) for any threshold, rule set or mode without
-looking up again.
+Each set of pairs (the QQP-format file, the French set) gets its own scope in a fresh database
+of the chosen backend (SQLite or PostgreSQL, eko.bench.databases): every distinct `text_a`
+learned through GuardService.learn, every `text_b` looked up through GuardService.lookup (the
+real index, the real candidates). The lookup runs with the check off and returns every
+candidate, so metrics.py can replay the serving rule (the same `decide` and `false_hit_check`
+the service runs) for any threshold, rule set or mode without looking up again.
 """
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
+from eko.bench.databases import fresh_database
 from eko.bench.guard.pairs import CachedEmbedder, Pair
 from eko.config import Settings
 from eko.guard.decide import Candidate
@@ -23,8 +22,6 @@ from eko.guard.language import detect_language
 from eko.guard.normalize import normalize_question
 from eko.guard.scope import Scope
 from eko.guard.service import GuardService
-from eko.store.db import Database
-from eko.store.migrate import upgrade
 from eko.store.vectors import build_vector_index
 
 
@@ -49,9 +46,13 @@ class Asked:
 
 
 async def look_up_all(
-    settings: Settings, embedder: CachedEmbedder, sets: Mapping[str, Sequence[Pair]]
+    settings: Settings,
+    embedder: CachedEmbedder,
+    sets: Mapping[str, Sequence[Pair]],
+    backend: str = "sqlite",
 ) -> tuple[dict[str, list[Asked]], dict[str, float]]:
-    """Learn and look up each set in its own scope; returns the asked questions per set."""
+    """Learn and look up each set in its own scope of a fresh `backend` database; returns the
+    asked questions per set."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     texts = [t for pairs in sets.values() for p in pairs for t in (p.text_a, p.text_b)]
@@ -59,24 +60,19 @@ async def look_up_all(
     timings["embed_s"] = time.perf_counter() - started
     timings["embedded"] = float(embedded)
     out: dict[str, list[Asked]] = {}
-    with tempfile.TemporaryDirectory(prefix="eko-bench-guard-") as tmp:
-        database = Database(f"sqlite+aiosqlite:///{Path(tmp) / 'guard.db'}")
-        try:
-            await upgrade(database)
-            guard = GuardService(
-                database=database,
-                vectors=build_vector_index(database, settings),
-                embedder=embedder,
-                threshold=-1.0,
-                auto_prune=False,
-                # Every candidate comes back; metrics.py replays the check and the rules.
-                false_hit_check=False,
-                candidates=settings.guard_candidates,
-            )
-            for name, pairs in sets.items():
-                out[name] = await _one_set(guard, Scope(f"bench-{name}"), pairs)
-        finally:
-            await database.dispose()
+    async with fresh_database(backend) as database:
+        guard = GuardService(
+            database=database,
+            vectors=build_vector_index(database, settings),
+            embedder=embedder,
+            threshold=-1.0,
+            auto_prune=False,
+            # Every candidate comes back; metrics.py replays the check and the rules.
+            false_hit_check=False,
+            candidates=settings.guard_candidates,
+        )
+        for name, pairs in sets.items():
+            out[name] = await _one_set(guard, Scope(f"bench-{name}"), pairs)
     timings["total_s"] = time.perf_counter() - started
     return out, timings
 

@@ -14,11 +14,13 @@ _SET_TITLES = {"data": "QQP-format file", "fr": "French set (eko/bench/data/guar
 _COLUMNS = ("served", "precision", "recall", "raw false hits", "known-wrong")
 
 
-def grid_table(report: QualityReport, name: str, splits: Sequence[str]) -> Table:
+def grid_table(
+    report: QualityReport, name: str, splits: Sequence[str], backend: str = "sqlite"
+) -> Table:
     info = report.sets[name]
     table = Table(
         title=(
-            f"Memory guard, {_SET_TITLES[name]}: threshold grid with every rule "
+            f"Memory guard on {backend}, {_SET_TITLES[name]}: threshold grid with every rule "
             f"({info['pairs']:,} pairs; excluded: {info['identical']} identical texts, "
             f"{info['exact']} asked texts stored as is; measured dev {info['dev']:,} / test "
             f"{info['test']:,})"
@@ -33,11 +35,12 @@ def grid_table(report: QualityReport, name: str, splits: Sequence[str]) -> Table
     return table
 
 
-def modes_table(report: QualityReport, splits: Sequence[str]) -> Table:
+def modes_table(report: QualityReport, splits: Sequence[str], backend: str = "sqlite") -> Table:
     chosen = ", ".join(f"{key} {value:.4g}" for key, value in sorted(report.chosen.items()))
     table = Table(
         title=(
-            "Memory guard: the shipped modes (eko/guard/modes.py) and baselines, per set; "
+            f"Memory guard on {backend}: the shipped modes (eko/guard/modes.py) and baselines, "
+            "per set; "
             f"operating points chosen on dev: {chosen}; known-wrong list: "
             f"{report.known_wrong_size} pairs"
         )
@@ -58,12 +61,12 @@ def modes_table(report: QualityReport, splits: Sequence[str]) -> Table:
     return table
 
 
-def language_table(rows: Sequence[Row]) -> Table | None:
+def language_table(rows: Sequence[Row], backend: str = "sqlite") -> Table | None:
     """Test-split figures per language, when the set has several."""
     with_languages = [row for row in rows if row.by_language]
     if not with_languages:
         return None
-    table = Table(title="By language (test split; the file's `lang`, else detected)")
+    table = Table(title=f"By language, {backend} (test split; the file's `lang`, else detected)")
     table.add_column("set")
     table.add_column("rule")
     table.add_column("language")

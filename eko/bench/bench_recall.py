@@ -1,0 +1,391 @@
+"""Retrieval overhead per message: the hybrid recall over raw turns at 1k and 10k turns.
+
+For each backend (SQLite, PostgreSQL) and each size, a fresh database holds one lobby room of N
+turns: LoCoMo's turns (every conversation of `--data`, in order) cycled until N, each cycle a
+year later than the one before, so full-text search and the turn vectors hold real text. Turns
+are bulk-inserted (the full-text index is kept by the database's triggers) and indexed with the
+configured embedder through `TurnIndex.reindex`, as `eko memory reindex` does; texts repeat when
+cycling, so each distinct text is embedded once (the vectors are cached by text).
+
+Then, per LoCoMo question (spread over the file), with the query's vector computed first (its
+time is printed once, above the table, and excluded from every column):
+
+* fts — the baseline: the plain full-text query alone (eko.store.message_search);
+* catch-up — the request-path check for unindexed turns (nothing to embed here: all indexed);
+* recall — dense search + full-text search + rank fusion + reading the turns and their
+  neighbours (TurnIndex.search + recall_turns), what the hybrid recall adds to a message;
+* build — the whole DualContextBuilder.build (recent window, summaries, facts, recall).
+
+    eko bench recall [--data FILE] [--turns N ...] [--questions N] [--backend sqlite|postgres]
+
+PostgreSQL tables are ANALYZEd after the bulk load, as autovacuum would do soon after.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from sqlalchemy import func, insert, select, text
+
+from eko.bench.context.data import load_locomo
+from eko.bench.databases import fresh_database
+from eko.bench.recall_embeddings import CachedEmbedder, embed_passages, embed_queries
+from eko.config import Settings
+from eko.embed import Embedder, build_embedder
+from eko.llm.providers import FunctionModel
+from eko.llm.runtime import LLMRuntime
+from eko.memory.context import DualContextBuilder
+from eko.memory.service import build_memory
+from eko.memory.turn_index import COLLECTION
+from eko.memory.turn_recall import RecalledTurn, recall_turns
+from eko.prompts.library import PromptLibrary
+from eko.store import rooms as room_repo
+from eko.store import users as user_repo
+from eko.store.db import Database
+from eko.store.llm_calls import DatabaseCallRecorder
+from eko.store.message_search import search_messages
+from eko.store.models import Embedding, Message, Room, User
+from eko.store.vectors import build_vector_index
+
+SIZES = (1_000, 10_000)
+QUESTIONS = 150
+WARMUP = 5
+BACKENDS = ("sqlite", "postgres")
+TARGET_P95_MS = 50.0
+# Cycle k of the corpus is dated k years after the first.
+CYCLE_SHIFT = timedelta(days=365)
+INSERT_BATCH = 1_000
+COLUMNS = ("fts", "catch_up", "recall", "build")
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusTurn:
+    speaker: str
+    text: str
+    when: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    turns: list[CorpusTurn]
+    questions: list[str]
+
+
+def corpus_from_locomo(path: Path, questions: int = QUESTIONS) -> Corpus:
+    """Every turn of the file's conversations in order (a minute apart within a session), and
+    `questions` of its questions spread evenly over the file (adversarial ones left out)."""
+    turns: list[CorpusTurn] = []
+    asked: list[str] = []
+    for conversation in load_locomo(path):
+        for started, session in conversation.sessions:
+            for index, turn in enumerate(session):
+                when = started + timedelta(minutes=index)
+                turns.append(CorpusTurn(turn["speaker"], turn["text"], when))
+        asked.extend(q.text for q in conversation.questions if q.category != 5 and q.text)
+    step = max(1, len(asked) // questions) if questions else 1
+    return Corpus(turns, asked[::step][:questions])
+
+
+@dataclass
+class Loaded:
+    room: Room
+    asker: User
+    turns: int
+    load_s: float
+    index_s: float
+    vectors: int
+
+
+@dataclass
+class Timings:
+    backend: str
+    turns: int
+    ms: dict[str, list[float]] = field(default_factory=lambda: {c: [] for c in COLUMNS})
+    recalled: list[list[RecalledTurn]] = field(default_factory=list)
+    load_s: float = 0.0
+    index_s: float = 0.0
+    vectors: int = 0
+
+
+def builder_for(settings: Settings, database: Database, embedder: Embedder) -> DualContextBuilder:
+    """The dual context builder as the chat path builds it (no model is ever called)."""
+    tuned = settings.model_copy(update={"database_url": database.url})
+    runtime = LLMRuntime(
+        [FunctionModel(lambda request: "", name="bench", model="bench")],
+        DatabaseCallRecorder(database),
+    )
+    memory = build_memory(
+        settings=tuned,
+        database=database,
+        runtime=runtime,
+        embedder=embedder,
+        vectors=build_vector_index(database, tuned),
+        prompts=PromptLibrary(),
+    )
+    return memory.context
+
+
+async def load_room(
+    database: Database, builder: DualContextBuilder, corpus: Corpus, turns: int
+) -> Loaded:
+    """A lobby room of `turns` turns of the corpus (cycled), every turn indexed."""
+    started = time.perf_counter()
+    async with database.session() as session:
+        users: dict[str, User] = {}
+        for speaker in dict.fromkeys(turn.speaker for turn in corpus.turns):
+            users[speaker], _ = await user_repo.create_user(session, display_name=speaker)
+        first = next(iter(users.values()))
+        room = await room_repo.create_room(
+            session, kind="lobby", name=f"recall-{turns}", persona="eko", created_by=first.id
+        )
+        for user in users.values():
+            if user.id != first.id:
+                await room_repo.add_member(session, room_id=room.id, user_id=user.id)
+    rows, char_end = [], 0
+    for index in range(turns):
+        cycle, position = divmod(index, len(corpus.turns))
+        turn = corpus.turns[position]
+        char_end += len(turn.text)
+        rows.append(
+            {
+                "id": uuid.uuid4().hex,
+                "room_id": room.id,
+                "seq": index + 1,
+                "sender_id": users[turn.speaker].id,
+                "role": "user",
+                "type": "message",
+                "content": turn.text,
+                "meta": {},
+                "char_count": len(turn.text),
+                "char_end": char_end,
+                "dedupe_key": f"bench-recall:{room.id}:{index + 1}",
+                "created_at": turn.when + cycle * CYCLE_SHIFT,
+            }
+        )
+    for start in range(0, len(rows), INSERT_BATCH):
+        async with database.session() as session:
+            await session.execute(insert(Message), rows[start : start + INSERT_BATCH])
+            await session.commit()
+    loaded_at = time.perf_counter()
+    async with database.session() as session:
+        vectors = await builder.turns.reindex(session, room_id=room.id)
+    if database.dialect == "postgresql":  # as autovacuum would, soon after a bulk load
+        async with database.session() as session:
+            await session.execute(text("ANALYZE"))
+    return Loaded(
+        room=room,
+        asker=first,
+        turns=turns,
+        load_s=loaded_at - started,
+        index_s=time.perf_counter() - loaded_at,
+        vectors=vectors,
+    )
+
+
+async def measure(
+    database: Database,
+    builder: DualContextBuilder,
+    settings: Settings,
+    embedder: Embedder,
+    loaded: Loaded,
+    questions: Sequence[str],
+    *,
+    warmup: int = WARMUP,
+) -> Timings:
+    """Per question, each part's time in ms (the first `warmup` questions are not counted).
+
+    The query's vector comes from `embedder`, the builder's, before any timing: with a cache
+    (CachedEmbedder, primed by `embed_queries`) its embedding stays out of every column."""
+    timings = Timings(database.dialect, loaded.turns)
+    room_id = loaded.room.id
+    for number, question in enumerate([*questions[:warmup], *questions]):
+        counted = number >= warmup
+        vector = (await embedder.embed([question], kind="query"))[0]
+        async with database.session() as session:
+            started = time.perf_counter()
+            await search_messages(
+                session, dialect=database.dialect, room_id=room_id, query=question, limit=12
+            )
+            fts_ms = _ms(started)
+            started = time.perf_counter()
+            await builder.turns.catch_up(
+                session, room_id=room_id, limit=settings.memory_recall_catch_up
+            )
+            catch_up_ms = _ms(started)
+            started = time.perf_counter()
+            recalled = await _recall(database, builder, settings, room_id, question, vector)
+            recall_ms = _ms(started)
+        started = time.perf_counter()
+        await builder.build(room=loaded.room, user=loaded.asker, query=question)
+        build_ms = _ms(started)
+        if counted:
+            for column, value in zip(
+                COLUMNS, (fts_ms, catch_up_ms, recall_ms, build_ms), strict=True
+            ):
+                timings.ms[column].append(value)
+            timings.recalled.append(recalled)
+    timings.load_s, timings.index_s, timings.vectors = (
+        loaded.load_s,
+        loaded.index_s,
+        loaded.vectors,
+    )
+    return timings
+
+
+async def _recall(
+    database: Database,
+    builder: DualContextBuilder,
+    settings: Settings,
+    room_id: str,
+    question: str,
+    vector: np.ndarray,
+) -> list[RecalledTurn]:
+    """The hybrid recall as DualContextBuilder runs it, from a query vector already computed."""
+    async with database.session() as session:
+        dense = await builder.turns.search(
+            session,
+            room_id=room_id,
+            vector=vector,
+            before_seq=None,
+            k=settings.memory_recall_dense_k,
+        )
+        return await recall_turns(
+            session,
+            dialect=database.dialect,
+            room_id=room_id,
+            query=question,
+            before_seq=None,
+            max_chars=settings.memory_recall_max_chars,
+            assistant_name=settings.assistant_name,
+            dense=dense,
+        )
+
+
+async def row_counts(database: Database, room_id: str, model: str) -> tuple[int, int]:
+    """(messages, turn vectors) stored for the room."""
+    async with database.session() as session:
+        messages = await session.scalar(
+            select(func.count()).select_from(Message).where(Message.room_id == room_id)
+        )
+        vectors = await session.scalar(
+            select(func.count())
+            .select_from(Embedding)
+            .join(Message, Message.id == Embedding.item_id)
+            .where(
+                Embedding.collection == COLLECTION,
+                Embedding.model == model,
+                Message.room_id == room_id,
+            )
+        )
+    return int(messages or 0), int(vectors or 0)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def table(results: Sequence[Timings], embedder_name: str) -> Table:
+    out = Table(
+        title=f"Retrieval overhead per message (ms; the query's embedding by {embedder_name} "
+        "excluded)"
+    )
+    for column in (
+        "backend",
+        "turns",
+        "questions",
+        "fts p50/p95 (baseline)",
+        "catch-up p50/p95",
+        "recall p50/p95/p99",
+        "build p50/p95/p99",
+        "recalled/q",
+        "set-up s (insert+index)",
+    ):
+        out.add_column(column, justify="left" if column == "backend" else "right")
+    for result in results:
+        ms = result.ms
+        n = len(ms["build"])
+        out.add_row(
+            result.backend,
+            f"{result.turns:,}",
+            str(n),
+            _cell(ms["fts"], (0.5, 0.95)),
+            _cell(ms["catch_up"], (0.5, 0.95)),
+            _cell(ms["recall"], (0.5, 0.95, 0.99)),
+            _cell(ms["build"], (0.5, 0.95, 0.99)),
+            f"{statistics.fmean(len(r) for r in result.recalled):.1f}",
+            f"{result.load_s:.1f}+{result.index_s:.1f}",
+        )
+    out.caption = (
+        "recall = dense turn search + full-text search + rank fusion + reading the turns and "
+        "their neighbours; build = the whole DualContextBuilder.build; catch-up = the "
+        f"request-path check for unindexed turns. Target: recall p95 ≤ {TARGET_P95_MS:.0f} ms."
+    )
+    return out
+
+
+def _cell(values: Sequence[float], quantiles: Sequence[float]) -> str:
+    return "/".join(f"{percentile(values, q):.1f}" for q in quantiles)
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+async def run(
+    *,
+    settings: Settings,
+    console: Console,
+    data: Path,
+    sizes: Sequence[int] | None = None,
+    questions: int = QUESTIONS,
+    backends: Sequence[str] | None = None,
+) -> None:
+    """`sizes` default to SIZES (1k, 10k turns), `backends` to both."""
+    corpus = corpus_from_locomo(data, questions)
+    embedder = CachedEmbedder(build_embedder(settings))
+    distinct = list(dict.fromkeys(turn.text for turn in corpus.turns))
+    cache = settings.home / "bench-cache" / "recall"
+    with console.status(f"embedding {len(distinct):,} distinct turns of {data.name}…"):
+        started = time.perf_counter()
+        source = await embed_passages(embedder, distinct, cache)
+    console.print(
+        f"LoCoMo {data.name}: {len(corpus.turns):,} turns ({len(distinct):,} distinct, embedded "
+        f"once by {embedder.name}: {source}, {time.perf_counter() - started:.0f} s), "
+        f"{len(corpus.questions)} questions (+{WARMUP} warm-up)"
+    )
+    embed_ms = await embed_queries(embedder, corpus.questions)
+    console.print(
+        f"query embedding (once per question, excluded below): p50 "
+        f"{percentile(embed_ms, 0.5):.1f} ms, p95 {percentile(embed_ms, 0.95):.1f} ms"
+    )
+    results = []
+    for backend in dict.fromkeys(backends or BACKENDS):
+        for size in sizes or SIZES:
+            with console.status(f"recall bench on {backend}, {size:,} turns…"):
+                async with fresh_database(backend) as database:
+                    builder = builder_for(settings, database, embedder)
+                    loaded = await load_room(database, builder, corpus, size)
+                    messages, vectors = await row_counts(database, loaded.room.id, embedder.name)
+                    result = await measure(
+                        database,
+                        builder,
+                        settings,
+                        embedder,
+                        loaded,
+                        corpus.questions,
+                    )
+            results.append(result)
+            console.print(
+                f"{backend} {size:,} turns: {messages:,} messages, {vectors:,} turn vectors"
+            )
+    console.print(table(results, embedder.name))

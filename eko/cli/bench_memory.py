@@ -1,0 +1,132 @@
+"""`eko bench context`, `recall` and `guard`: the memory and memory-guard benchmarks."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from eko.bench import LOCOMO_FILE, QQP_FILE
+from eko.cli import bench_support as support
+from eko.cli.bench_support import BACKENDS, LocomoData, QqpData
+from eko.cli.common import fail
+
+
+def context(
+    data: LocomoData = None,
+    split: Annotated[
+        str,
+        typer.Option(
+            help="Conversations: all, dev (tuned on) or test (never tuned on); questions: "
+            "dev-q (tuned on) or test-q (held out by hash, never tuned on)."
+        ),
+    ] = "all",
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Questions to score (default: all).")
+    ] = None,
+    summarizer: Annotated[
+        str,
+        typer.Option(
+            help="extractive (deterministic stand-in) or model (the configured model, "
+            "answers cached under <home>/bench-cache/)."
+        ),
+    ] = "extractive",
+    budget: Annotated[
+        list[int] | None,
+        typer.Option(min=500, help="Context budget in chars (repeatable): one row per budget."),
+    ] = None,
+    backend: Annotated[
+        str, typer.Option(help="sqlite or postgres (a fresh embedded PostgreSQL + pgvector).")
+    ] = "sqlite",
+) -> None:
+    """dual context on LoCoMo: content recall vs random and BM25 baselines, sizes, growth"""
+    if backend not in BACKENDS:
+        fail(f"unknown backend {backend!r}", fix="use sqlite or postgres")
+    if split not in ("all", "dev", "test", "dev-q", "test-q"):
+        fail(f"unknown split {split!r}", fix="use all, dev, test, dev-q or test-q")
+    if summarizer not in ("extractive", "model"):
+        fail(f"unknown summarizer {summarizer!r}", fix="use extractive or model")
+    support.run_suite(
+        "eko.bench.context",
+        data=support.data_file(data, LOCOMO_FILE, "context"),
+        split=split,
+        limit=limit,
+        summarizer=summarizer,
+        budgets=budget or [],
+        backend=backend,
+    )
+
+
+def recall(
+    data: LocomoData = None,
+    turns: Annotated[
+        list[int] | None, typer.Option(min=10, help="Room sizes (repeatable; default 1k, 10k).")
+    ] = None,
+    questions: Annotated[int, typer.Option(min=1, help="LoCoMo questions timed.")] = 150,
+    backend: Annotated[
+        list[str] | None, typer.Option(help="sqlite and/or postgres (repeatable; default both).")
+    ] = None,
+) -> None:
+    """retrieval overhead per message (hybrid recall over turns) at 1k/10k turns, both backends"""
+    if set(backend or []) - set(BACKENDS):
+        fail(f"unknown backend in {backend}", fix="use sqlite and/or postgres")
+    path = support.data_file(data, LOCOMO_FILE, "recall")
+    support.run_suite(
+        "eko.bench.bench_recall", data=path, questions=questions, sizes=turns, backends=backend
+    )
+
+
+def guard(
+    data: QqpData = None,
+    limit: Annotated[
+        int | None, typer.Option(help="Pairs of the file to use (default: all).")
+    ] = None,
+    split: Annotated[
+        str, typer.Option(help="Figures of dev, test (held out, never tuned on) or all.")
+    ] = "all",
+    judge: Annotated[
+        bool, typer.Option("--judge", help="Send grey-band test candidates to the chat model.")
+    ] = False,
+    judge_sample: Annotated[
+        int, typer.Option(help="Grey-band candidates the judge is asked about.")
+    ] = 80,
+    sizes: Annotated[
+        list[int] | None, typer.Option("--size", help="Latency: entries (repeatable).")
+    ] = None,
+    backend: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Quality and latency: sqlite, postgres or both (repeatable; default both)."
+        ),
+    ] = None,
+    lookup: Annotated[
+        bool,
+        typer.Option("--lookup", "--latency-only", help="Only the lookup latency (no data)."),
+    ] = False,
+    quality_only: Annotated[
+        bool, typer.Option("--quality-only", help="Skip the lookup latency part.")
+    ] = False,
+) -> None:
+    """memory guard: precision/recall/known-wrong on a held-out split, modes, judge; lookups"""
+    if backend and "both" in backend:
+        backend = list(BACKENDS)
+    unknown = sorted(set(backend or []) - set(BACKENDS))
+    if unknown:
+        fail(f"unknown backend {', '.join(unknown)}", fix="use sqlite, postgres or both")
+    if split not in ("all", "dev", "test"):
+        fail(f"unknown split {split!r}", fix="use all, dev or test")
+    if judge_sample < 1:
+        fail("--judge-sample must be at least 1")
+    options: dict[str, Any] = {
+        "limit": limit,
+        "split": split,
+        "judge": judge,
+        "judge_sample": judge_sample,
+        "data": None if lookup else support.data_file(data, QQP_FILE, "guard"),
+        "lookup": not quality_only,
+    }
+    if sizes:
+        options["sizes"] = sizes
+    if backend:
+        options["backends"] = list(dict.fromkeys(backend))
+    support.run_suite("eko.bench.guard", **options)
