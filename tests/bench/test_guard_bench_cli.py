@@ -14,7 +14,9 @@ from eko.cli import bench, bench_support
 @pytest.fixture
 def suite_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
     calls: list[tuple[str, dict[str, Any]]] = []
-    monkeypatch.setattr(bench_support, "run_suite", lambda name, **options: calls.append((name, options)))
+    monkeypatch.setattr(
+        bench_support, "run_suite", lambda name, **options: calls.append((name, options))
+    )
     return calls
 
 

@@ -8,8 +8,8 @@ Per backend and size, one fresh database, then the same queries through each ind
 
 Per index: p50/p95 of the vector search alone and of the whole GuardService.lookup (exact key +
 vector search + check + usage count), also apart for misses (nothing served: no row read,
-nothing written) and hits (rows read, the usage count written), top-k recall against an exact brute-force search of the
-same rows, and (in memory) the bytes held per 100k vectors.
+nothing written) and hits (rows read, the usage count written), top-k recall against an
+exact brute-force search of the same rows, and (in memory) the bytes held per 100k vectors.
 
     eko bench guard --lookup [--size 1000 --size 10000 --size 100000] [--backend sqlite]
 """
