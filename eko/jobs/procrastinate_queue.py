@@ -15,18 +15,23 @@ import contextlib
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 import structlog
-from procrastinate import App, PsycopgConnector, RetryDecision
+from procrastinate import App, PsycopgConnector
 from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Job as ProcrastinateJob
-from procrastinate.retry import BaseRetryStrategy
-from sqlalchemy.engine import make_url
 
-from eko.jobs.backoff import Backoff
+from eko.jobs.procrastinate_support import (
+    STATUS_FROM_PROCRASTINATE,
+    STATUS_TO_PROCRASTINATE,
+    EkoRetry,
+    job_info,
+    libpq_conninfo,
+    row_info,
+)
 from eko.jobs.registry import JobDefinition, JobRegistry, Schedule
-from eko.jobs.types import JobEventKind, JobInfo, JobListener, JobStatus, RetryLater, room_of
+from eko.jobs.types import JobEventKind, JobInfo, JobListener, JobStatus
 from eko.store.models import utcnow
 
 log = structlog.get_logger("eko.jobs")
@@ -39,54 +44,6 @@ STALLED_TASK = "eko.jobs.retry_stalled"
 # long, doubling while it keeps failing.
 _WORKER_RESTART_MIN_S = 1.0
 _WORKER_RESTART_MAX_S = 30.0
-
-STATUS_TO_PROCRASTINATE: dict[JobStatus, list[str]] = {
-    "queued": ["todo"],
-    "running": ["doing", "aborting"],
-    "succeeded": ["succeeded"],
-    "failed": ["failed"],
-    "cancelled": ["cancelled", "aborted"],
-}
-STATUS_FROM_PROCRASTINATE: dict[str, JobStatus] = {
-    raw: status for status, raws in STATUS_TO_PROCRASTINATE.items() for raw in raws
-}
-
-
-def libpq_conninfo(database_url: str) -> str:
-    """Eko's SQLAlchemy URL (postgresql+asyncpg://…) as a libpq URI for psycopg."""
-    url = make_url(database_url).set(drivername="postgresql")
-    query = dict(url.query)
-    if "ssl" in query and "sslmode" not in query:  # asyncpg spells it `ssl`
-        query["sslmode"] = query.pop("ssl")
-    return url.set(query=query).render_as_string(hide_password=False)
-
-
-class EkoRetry(BaseRetryStrategy):
-    """RetryLater: again after a backoff, never exhausted. Errors: again with the job's
-    backoff until it has run `max_attempts` times."""
-
-    def __init__(self, definition: JobDefinition, *, model_wait_s: float) -> None:
-        self._definition = definition
-        self._model_wait = Backoff(model_wait_s, definition.backoff.cap_s)
-
-    def decide(self, exception: BaseException, attempts: int) -> tuple[JobEventKind, float | None]:
-        """What happens after a run that raised (`attempts` runs before this one)."""
-        if isinstance(exception, RetryLater):
-            delay = exception.delay_s
-            return "deferred", delay if delay is not None else self._model_wait.delay_s(
-                attempts + 1
-            )
-        if attempts + 1 >= self._definition.max_attempts:
-            return "failed", None
-        return "retrying", self._definition.backoff.delay_s(attempts + 1)
-
-    def get_retry_decision(
-        self, *, exception: BaseException, job: ProcrastinateJob
-    ) -> RetryDecision | None:
-        _kind, delay = self.decide(exception, job.attempts)
-        return (
-            None if delay is None else RetryDecision(retry_at=utcnow() + timedelta(seconds=delay))
-        )
 
 
 class ProcrastinateJobQueue:
@@ -147,7 +104,7 @@ class ProcrastinateJobQueue:
             if "timestamp" in extra:  # a periodic window
                 window = datetime.fromtimestamp(int(extra["timestamp"]), UTC)
                 payload["window"] = window.isoformat()
-            info = _info(job, status="running")
+            info = job_info(job, status="running")
             await self._notify("started", info)
             try:
                 await registry.execute(definition.name, payload)
@@ -338,7 +295,7 @@ class ProcrastinateJobQueue:
             rooms=list(room_ids) if room_ids is not None else None,
             limit=limit,
         )
-        return [_row_info(row) for row in rows]
+        return [row_info(row) for row in rows]
 
     async def get(self, job_id: int) -> JobInfo | None:
         await self._open()
@@ -347,7 +304,7 @@ class ProcrastinateJobQueue:
             "priority, attempts, scheduled_at FROM procrastinate_jobs WHERE id = %(id)s",
             id=job_id,
         )
-        return _row_info(rows[0]) if rows else None
+        return row_info(rows[0]) if rows else None
 
     async def retry(self, job_id: int) -> bool:
         job = await self.get(job_id)
@@ -397,35 +354,3 @@ class ProcrastinateJobQueue:
     def app(self) -> App:
         """procrastinate's App (tests and `eko worker` diagnostics)."""
         return self._app
-
-
-def _info(job: ProcrastinateJob, *, status: JobStatus) -> JobInfo:
-    args = dict(cast(dict[str, Any], job.task_kwargs.get("args") or {}))
-    return JobInfo(
-        id=int(job.id or 0),
-        name=job.task_name,
-        status=status,
-        args=args,
-        room_id=room_of(args),
-        attempts=job.attempts,
-        priority=job.priority,
-        lock=job.lock,
-        queueing_lock=job.queueing_lock,
-        run_at=job.scheduled_at,
-    )
-
-
-def _row_info(row: dict[str, Any]) -> JobInfo:
-    args = dict((row.get("args") or {}).get("args") or {})
-    return JobInfo(
-        id=int(row["id"]),
-        name=str(row["task_name"]),
-        status=STATUS_FROM_PROCRASTINATE.get(str(row["status"]), "failed"),
-        args=args,
-        room_id=room_of(args),
-        attempts=int(row["attempts"]),
-        priority=int(row["priority"]),
-        lock=row.get("lock"),
-        queueing_lock=row.get("queueing_lock"),
-        run_at=row.get("scheduled_at"),
-    )

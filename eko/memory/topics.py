@@ -11,7 +11,6 @@ between `related_min_confidence` and that, the two get a "related" link instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import structlog
@@ -19,61 +18,36 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.embed.base import Embedder
-from eko.memory.text import normalize_key, one_line
+from eko.memory.text import normalize_key
+from eko.memory.topic_types import (
+    MAX_TOPIC_CHARS,
+    SameTopicProposal,
+    TopicDecision,
+    TopicHit,
+    TopicView,
+    clean_topic_name,
+)
 from eko.store.db import Database
 from eko.store.memory_models import SummaryTopic, Topic, TopicAlias, TopicLink
 from eko.store.models import utcnow
 from eko.store.vectors import VectorIndex
 
+__all__ = [
+    "COLLECTION",
+    "MAX_TOPIC_CHARS",
+    "SameTopicProposal",
+    "TopicDecision",
+    "TopicHit",
+    "TopicView",
+    "Topics",
+    "clean_topic_name",
+]
+
 log = structlog.get_logger("eko.memory")
 
 COLLECTION = "topic"
-MAX_TOPIC_CHARS = 80
 # Merge chains are short (each merge points at a canonical topic); this only guards a cycle.
 MAX_MERGE_HOPS = 16
-
-
-@dataclass(frozen=True, slots=True)
-class SameTopicProposal:
-    first: str
-    second: str
-    confidence: float
-
-
-@dataclass(frozen=True, slots=True)
-class TopicDecision:
-    action: str  # merged | related | ignored
-    first: str
-    second: str
-    confidence: float
-    reason: str = ""
-
-    def as_meta(self) -> dict[str, object]:
-        return {
-            "action": self.action,
-            "first": self.first,
-            "second": self.second,
-            "confidence": round(self.confidence, 3),
-            "reason": self.reason,
-        }
-
-
-@dataclass(slots=True)
-class TopicView:
-    topic: Topic
-    aliases: list[str] = field(default_factory=list)
-    related: list[tuple[Topic, float]] = field(default_factory=list)
-    summary_count: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class TopicHit:
-    topic: Topic
-    score: float
-
-
-def clean_topic_name(name: str) -> str:
-    return one_line(name)[:MAX_TOPIC_CHARS].strip(" .,;:-")
 
 
 class Topics:

@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import text
 
 from eko.jobs.backoff import Backoff
-from eko.jobs.procrastinate_queue import ProcrastinateJobQueue, libpq_conninfo
+from eko.jobs.procrastinate_queue import ProcrastinateJobQueue
+from eko.jobs.procrastinate_support import libpq_conninfo
 from eko.jobs.registry import JobDefinition, JobRegistry
 from eko.store.db import Database
 from tests.jobs.conftest import Recorder, empty_procrastinate
