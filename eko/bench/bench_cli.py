@@ -25,6 +25,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from eko.bench.stats import percentile
 from eko.config import Settings
 
 RUNS = 10
@@ -52,12 +53,6 @@ def eko_argv() -> list[str]:
     `python -m eko.cli`."""
     script = Path(sys.executable).with_name("eko")
     return [str(script)] if script.is_file() else [sys.executable, "-m", "eko.cli"]
-
-
-def percentile(values: Sequence[float], fraction: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
-    return ordered[index]
 
 
 def time_command(args: Sequence[str], *, env: dict[str, str], cwd: Path, runs: int) -> Timing:

@@ -37,24 +37,21 @@ from rich.table import Table
 from sqlalchemy import func, insert, select, text
 
 from eko.bench.context.data import load_locomo
+from eko.bench.context.rooms import bench_memory
 from eko.bench.databases import fresh_database
 from eko.bench.recall_embeddings import CachedEmbedder, embed_passages, embed_queries
+from eko.bench.stats import percentile
 from eko.config import Settings
 from eko.embed import Embedder, build_embedder
 from eko.llm.providers import FunctionModel
-from eko.llm.runtime import LLMRuntime
 from eko.memory.context import DualContextBuilder
-from eko.memory.service import build_memory
 from eko.memory.turn_index import COLLECTION
 from eko.memory.turn_recall import RecalledTurn, recall_turns
-from eko.prompts.library import PromptLibrary
 from eko.store import rooms as room_repo
 from eko.store import users as user_repo
 from eko.store.db import Database
-from eko.store.llm_calls import DatabaseCallRecorder
 from eko.store.message_search import search_messages
 from eko.store.models import Embedding, Message, Room, User
-from eko.store.vectors import build_vector_index
 
 SIZES = (1_000, 10_000)
 QUESTIONS = 150
@@ -118,18 +115,11 @@ class Timings:
 
 def builder_for(settings: Settings, database: Database, embedder: Embedder) -> DualContextBuilder:
     """The dual context builder as the chat path builds it (no model is ever called)."""
-    tuned = settings.model_copy(update={"database_url": database.url})
-    runtime = LLMRuntime(
+    memory = bench_memory(
+        settings.model_copy(update={"database_url": database.url}),
+        database,
+        embedder,
         [FunctionModel(lambda request: "", name="bench", model="bench")],
-        DatabaseCallRecorder(database),
-    )
-    memory = build_memory(
-        settings=tuned,
-        database=database,
-        runtime=runtime,
-        embedder=embedder,
-        vectors=build_vector_index(database, tuned),
-        prompts=PromptLibrary(),
     )
     return memory.context
 
@@ -287,11 +277,6 @@ async def row_counts(database: Database, room_id: str, model: str) -> tuple[int,
             )
         )
     return int(messages or 0), int(vectors or 0)
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def table(results: Sequence[Timings], embedder_name: str) -> Table:

@@ -95,6 +95,8 @@ class DualContextBuilder:
         self._items = items
         self._topics = topics
         self._settings = settings
+        # The settings do not change during a builder's life: the budget rule is read once.
+        self._rule = BudgetRule.from_settings(settings)
         self._turns = TurnIndex(vectors=vectors, embedder=embedder)
         self.rag_min_score = rag_min_score(settings, embedder)
         self.item_min_score = item_min_score(settings, embedder)
@@ -132,7 +134,7 @@ class DualContextBuilder:
         settings = self._settings
         now = as_utc(now or utcnow())
         stats: dict[str, Any] = {}
-        rule = BudgetRule.from_settings(settings)
+        rule = self._rule
         recent_cap = (
             rule.recent_cap(settings.recent_max_chars) if rule else settings.recent_max_chars
         )
@@ -251,7 +253,7 @@ class DualContextBuilder:
         settings = self._settings
         if not vectors or settings.memory_recall_dense_k <= 0:
             return []
-        rule = BudgetRule.from_settings(settings)
+        rule = self._rule
         k = (
             rule.candidates(settings.memory_recall_dense_k)
             if rule

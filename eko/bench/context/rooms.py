@@ -68,13 +68,15 @@ class Setup:
     budgets: dict[int, tuple[Memory, Memory]] = field(default_factory=dict)
 
 
-async def _memory(
+def bench_memory(
     settings: Settings,
     database: Database,
     embedder: Embedder,
     summarizer: Sequence[Provider],
     **overrides: Any,
 ) -> Memory:
+    """Eko's memory on a bench database, with `summarizer` as its only model and `overrides`
+    on the settings (no model call is made unless the summarizer is asked)."""
     tuned = settings.model_copy(update=overrides)
     runtime = LLMRuntime(list(summarizer), DatabaseCallRecorder(database))
     return build_memory(
@@ -113,8 +115,8 @@ async def setup(
     base = settings.model_copy(
         update={"database_url": database.url, "summarize_every_n_chars": every}
     )
-    memory = await _memory(base, database, embedder, summarizer)
-    recent_only = await _memory(
+    memory = bench_memory(base, database, embedder, summarizer)
+    recent_only = bench_memory(
         base,
         database,
         embedder,
@@ -123,7 +125,7 @@ async def setup(
         memory_context_max_items=0,
         memory_recall_max_chars=0,
     )
-    no_facts = await _memory(base, database, embedder, summarizer, memory_context_max_items=0)
+    no_facts = bench_memory(base, database, embedder, summarizer, memory_context_max_items=0)
     rooms = [await _load(memory, recent_only, database, conv) for conv in conversations]
     async with database.session() as session:
         calls = (
@@ -133,8 +135,8 @@ async def setup(
         ).scalar_one()
     swept = {
         budget: (
-            await _memory(base, database, embedder, summarizer, memory_context_max_chars=budget),
-            await _memory(
+            bench_memory(base, database, embedder, summarizer, memory_context_max_chars=budget),
+            bench_memory(
                 base,
                 database,
                 embedder,
