@@ -70,3 +70,10 @@ class RecallSettings(BaseModel):
     # only what a lost job left unindexed among the newest N older than the recent window.
     # Older gaps wait for `eko memory reindex`. Bounds the cost of a read after an import.
     memory_recall_catch_up: int = Field(default=64, ge=0, le=10_000)
+    # Turns before and after each of the best `memory_recall_neighbours_head` recalled turns
+    # that come with it (the exchange around it: the question it answers, the answer it got);
+    # the hits below come alone, so the budget holds more of them. A list question ("what
+    # books has she read?") takes none. Chosen on LoCoMo's dev questions (`eko bench context
+    # --split dev-q`): 2 around the best 10 beat 1 around every hit by ~3 points at 8k chars.
+    memory_recall_neighbours: int = Field(default=2, ge=0, le=5)
+    memory_recall_neighbours_head: int = Field(default=10, ge=0, le=100)

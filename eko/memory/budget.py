@@ -30,8 +30,9 @@ from eko.memory.context_parts import (
 )
 from eko.memory.turn_recall import RecalledTurn
 
-# Characters of budget per candidate hit asked of each retriever (words, meaning).
-CHARS_PER_CANDIDATE = 500
+# Characters of budget per candidate hit asked of each retriever (words, meaning): most hits
+# come alone (~150-250 characters; only the best come with their neighbours: turn_recall.py).
+CHARS_PER_CANDIDATE = 250
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,7 @@ class BudgetRule:
 
     def candidates(self, base: int) -> int:
         """Hits each retriever should return so the budget can be filled: at least `base`,
-        one per CHARS_PER_CANDIDATE of the budget (a hit with its neighbours is ~400-500)."""
+        one per CHARS_PER_CANDIDATE of the budget."""
         return max(base, self.total // CHARS_PER_CANDIDATE)
 
 

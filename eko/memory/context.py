@@ -47,11 +47,12 @@ from eko.memory.multihop import LIST_NEIGHBOURS, MultiHop, decompose
 from eko.memory.recent import read_recent
 from eko.memory.relevance import item_min_score, rag_min_score
 from eko.memory.scopes import room_key, turn_keys
+from eko.memory.speakers import speaker_words
 from eko.memory.summaries import COLLECTION as SUMMARY_COLLECTION
 from eko.memory.summary_reads import exact_scores
 from eko.memory.topics import Topics
 from eko.memory.turn_index import DenseHit, TurnIndex
-from eko.memory.turn_recall import NEIGHBOURS, RECALL_CANDIDATES, SubQuery, recall_turns
+from eko.memory.turn_recall import RECALL_CANDIDATES, SubQuery, recall_turns
 from eko.memory.turns import ChatTurn
 from eko.store.db import Database
 from eko.store.memory_models import Summary
@@ -97,7 +98,9 @@ class DualContextBuilder:
         self._settings = settings
         # The settings do not change during a builder's life: the budget rule is read once.
         self._rule = BudgetRule.from_settings(settings)
-        self._turns = TurnIndex(vectors=vectors, embedder=embedder)
+        self._turns = TurnIndex(
+            vectors=vectors, embedder=embedder, assistant_name=settings.assistant_name
+        )
         self.rag_min_score = rag_min_score(settings, embedder)
         self.item_min_score = item_min_score(settings, embedder)
 
@@ -201,6 +204,9 @@ class DualContextBuilder:
                     else []
                 )
                 stats["fact_source_turns"] = len(pinned)
+                speakers = await speaker_words(
+                    session, room_id=room.id, assistant_name=settings.assistant_name
+                )
                 recalled = await recall_turns(
                     session,
                     dialect=self._database.dialect,
@@ -212,8 +218,14 @@ class DualContextBuilder:
                     dense=dense[0] if dense else [],
                     sub_queries=subs,
                     pinned=pinned,
-                    neighbours=LIST_NEIGHBOURS if hop.shape == "list" else NEIGHBOURS,
+                    neighbours=(
+                        LIST_NEIGHBOURS
+                        if hop.shape == "list"
+                        else settings.memory_recall_neighbours
+                    ),
+                    neighbours_head=settings.memory_recall_neighbours_head,
                     candidates=rule.candidates(RECALL_CANDIDATES) if rule else RECALL_CANDIDATES,
+                    ignore_words=speakers,
                 )
         if rule is not None:
             parts = pack(

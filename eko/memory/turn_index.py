@@ -3,16 +3,21 @@
 Full-text search finds a turn that shares the question's words; a turn that says the same
 thing in other words ("she paints" for "what is her hobby?") needs its meaning. Each user and
 assistant message is embedded once into the vector index (collection "turn", key = room id,
-item = message id). Messages are indexed as they arrive, off the request path: after each reply
-the TurnIndexHook job embeds the exchange (and any newer message still missing). A context build
-only catches up the turns its search can return (older than the recent window) that are still
-missing — none while the jobs keep up; a bounded safety net if one was lost. `eko memory
-reindex` indexes a whole history ahead of time, with progress.
+item = message id) as "Speaker: content": questions name people ("what did Caroline
+research?"), and a turn rarely names its own speaker. On LoCoMo's dev questions the speaker
+took dense recall at ~6k characters from 40% to 72% (an offline run on the bench's data);
+vectors written before it (content only) still work and `eko memory reindex` rewrites them.
+
+Messages are indexed as they arrive, off the request path: after each reply the TurnIndexHook
+job embeds the exchange (and any newer message still missing). A context build only catches
+up the turns its search can return (older than the recent window) that are still missing —
+none while the jobs keep up; a bounded safety net if one was lost. `eko memory reindex`
+indexes a whole history ahead of time, with progress.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.embed.base import Embedder
 from eko.memory.scopes import room_key
+from eko.memory.speakers import speaker_names, speaker_of
 from eko.memory.turns import ChatTurn
 from eko.store.db import Database
 from eko.store.models import Embedding, Message
@@ -45,9 +51,10 @@ class DenseHit:
 
 
 class TurnIndex:
-    def __init__(self, *, vectors: VectorIndex, embedder: Embedder) -> None:
+    def __init__(self, *, vectors: VectorIndex, embedder: Embedder, assistant_name: str) -> None:
         self._vectors = vectors
         self._embedder = embedder
+        self._assistant_name = assistant_name
 
     async def catch_up(
         self,
@@ -173,7 +180,8 @@ class TurnIndex:
         if not kept:
             return 0
         # The embedded text is stored with the vector: `eko db reembed` redoes it from there.
-        texts = [m.content[:EMBED_CHARS] for m in kept]
+        names = await speaker_names(session, kept)
+        texts = [embedded_text(m, names, self._assistant_name) for m in kept]
         vectors = await self._embedder.embed(texts, kind="passage")
         await self._vectors.upsert_many(
             session,
@@ -186,6 +194,12 @@ class TurnIndex:
             vectors=vectors,
         )
         return len(kept)
+
+
+def embedded_text(message: Message, names: Mapping[int, str], assistant_name: str) -> str:
+    """What a turn's vector is of: its speaker and its words, cut to EMBED_CHARS."""
+    speaker = speaker_of(message, names, assistant_name)
+    return f"{speaker}: {message.content}"[:EMBED_CHARS]
 
 
 class TurnIndexHook:

@@ -10,7 +10,7 @@ question and its answer) and their dates, best matches first, within a character
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import zip_longest
@@ -18,9 +18,10 @@ from itertools import zip_longest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from eko.memory.speakers import speaker_names, speaker_of
 from eko.memory.turn_index import DenseHit
 from eko.store.message_search import search_messages
-from eko.store.models import Message, User
+from eko.store.models import Message
 
 # Each recalled message is cut to this many characters: several short turns beat one long one.
 MESSAGE_CHARS = 400
@@ -91,14 +92,19 @@ async def recall_turns(
     sub_queries: Sequence[SubQuery] = (),
     pinned: Sequence[int] = (),
     neighbours: int = NEIGHBOURS,
+    neighbours_head: int | None = None,
+    ignore_words: Collection[str] = (),
 ) -> list[RecalledTurn]:
     """Best matches first, each with its neighbours, until `max_chars` is used.
+
+    Only the first `neighbours_head` hits (None: all) come with `neighbours` turns on each
+    side; the others come alone, so the budget holds more distinct hits.
 
     `dense` are the nearest turns by meaning (eko.memory.turn_index); they are fused with the
     full-text matches by reciprocal rank, so a turn found both ways comes first. Each of
     `sub_queries` is fused the same way, and the rankings (the whole question's, `pinned` —
     e.g. the source turns of the facts in the context — and each sub-query's) are interleaved
-    by rank."""
+    by rank. `ignore_words` are left out of the full-text queries (eko.memory.speakers)."""
     if max_chars <= 0:
         return []
     rankings: list[list[int]] = []
@@ -110,6 +116,7 @@ async def recall_turns(
             query=text,
             limit=candidates,
             before_seq=before_seq,
+            ignore=ignore_words,
         )
         rankings.append(
             [hit.seq for hit in fuse_by_rank([w.seq for w in words], [d.seq for d in near])]
@@ -120,10 +127,12 @@ async def recall_turns(
     hits = [Ranked(seq, fused[seq]) for seq in order]
     if not hits:
         return []
+    head = len(hits) if neighbours_head is None else neighbours_head
+    radius = [neighbours if position < head else 0 for position in range(len(hits))]
     wanted = {
         seq
-        for hit in hits
-        for seq in range(hit.seq - neighbours, hit.seq + neighbours + 1)
+        for hit, around in zip(hits, radius, strict=True)
+        for seq in range(hit.seq - around, hit.seq + around + 1)
         if before_seq is None or seq < before_seq
     }
     rows = (
@@ -134,14 +143,14 @@ async def recall_turns(
         )
     ).scalars()
     by_seq = {message.seq: message for message in rows}
-    names = await _names(session, by_seq.values())
+    names = await speaker_names(session, by_seq.values())
     recalled: list[RecalledTurn] = []
     used: set[int] = set()
     budget = max_chars
-    for hit in hits:
+    for hit, around in zip(hits, radius, strict=True):
         seqs = [
             seq
-            for seq in range(hit.seq - neighbours, hit.seq + neighbours + 1)
+            for seq in range(hit.seq - around, hit.seq + around + 1)
             if seq in by_seq and seq not in used
         ]
         if hit.seq not in seqs:
@@ -175,19 +184,8 @@ def render_recalled(turns: Sequence[RecalledTurn]) -> str:
 
 
 def _line(message: Message, names: Mapping[int, str], assistant_name: str) -> str:
-    if message.role == "assistant":
-        speaker = assistant_name
-    else:
-        speaker = names.get(message.sender_id or 0, "User")
+    speaker = speaker_of(message, names, assistant_name)
     content = " ".join(message.content.split())
     if len(content) > MESSAGE_CHARS:
         content = content[: MESSAGE_CHARS - 1] + "…"
     return f"{speaker}: {content}"
-
-
-async def _names(session: AsyncSession, messages: Iterable[Message]) -> dict[int, str]:
-    ids = {m.sender_id for m in messages if m.sender_id is not None}
-    if not ids:
-        return {}
-    rows = await session.execute(select(User.id, User.display_name).where(User.id.in_(ids)))
-    return {row[0]: row[1] for row in rows}

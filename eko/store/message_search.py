@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,11 +50,14 @@ def is_search_object(name: str | None) -> bool:
     return name is not None and name.startswith(_SEARCH_OBJECTS)
 
 
-def query_words(query: str) -> list[str]:
-    """The query's significant words, lowercased and accent-folded, in order, deduplicated."""
+def query_words(query: str, ignore: Collection[str] = ()) -> list[str]:
+    """The query's significant words, lowercased and accent-folded, in order, deduplicated;
+    `ignore`: words (as this returns them) to leave out."""
     decomposed = unicodedata.normalize("NFKD", query.lower())
     lowered = "".join(c for c in decomposed if not unicodedata.combining(c))
-    words = [w for w in _WORD.findall(lowered) if len(w) > 2 and w not in STOPWORDS]
+    words = [
+        w for w in _WORD.findall(lowered) if len(w) > 2 and w not in STOPWORDS and w not in ignore
+    ]
     return list(dict.fromkeys(words))[:MAX_QUERY_WORDS]
 
 
@@ -65,10 +69,12 @@ async def search_messages(
     query: str,
     limit: int,
     before_seq: int | None = None,
+    ignore: Collection[str] = (),
 ) -> list[MessageHit]:
     """The room's messages that share words with `query` (before `before_seq`), best first.
-    `dialect`: the database's ("sqlite" or "postgresql")."""
-    words = query_words(query)
+    `dialect`: the database's ("sqlite" or "postgresql"); `ignore`: query words not to
+    search for (see query_words)."""
+    words = query_words(query, ignore)
     if not words or limit <= 0:
         return []
     bound = before_seq if before_seq is not None else 2**62

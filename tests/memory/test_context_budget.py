@@ -92,7 +92,7 @@ def test_the_rule_comes_from_the_settings_and_zero_turns_it_off() -> None:
 
     rule = BudgetRule.from_settings(Knobs())
     assert rule is not None and rule.recent_cap(5000) == 4000 and rule.facts_cap == 1600
-    assert rule.recent_cap(1000) == 1000 and rule.candidates(12) == 16
+    assert rule.recent_cap(1000) == 1000 and rule.candidates(12) == 32
     Knobs.memory_context_max_chars = 0
     assert BudgetRule.from_settings(Knobs()) is None
 

@@ -1,0 +1,43 @@
+"""Who said a turn: the name a stored message is shown (and embedded) under."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from eko.store.message_search import query_words
+from eko.store.models import Message, RoomMember, User
+
+# A user message whose sender is gone (or never had one).
+UNKNOWN_SPEAKER = "User"
+
+
+async def speaker_names(session: AsyncSession, messages: Iterable[Message]) -> dict[int, str]:
+    """The display names of the messages' senders, by user id (one query)."""
+    ids = {m.sender_id for m in messages if m.sender_id is not None}
+    if not ids:
+        return {}
+    rows = await session.execute(select(User.id, User.display_name).where(User.id.in_(ids)))
+    return {row[0]: row[1] for row in rows}
+
+
+def speaker_of(message: Message, names: Mapping[int, str], assistant_name: str) -> str:
+    if message.role == "assistant":
+        return assistant_name
+    return names.get(message.sender_id or 0, UNKNOWN_SPEAKER)
+
+
+async def speaker_words(session: AsyncSession, *, room_id: str, assistant_name: str) -> set[str]:
+    """The words of the room's speakers' names (its members' and the assistant's), as the
+    full-text query spells them: a turn's speaker is not among its words — "what did Caroline
+    research?" should search for "research", not for the turns that greet Caroline (the turn
+    vectors carry the speaker instead: eko.memory.turn_index)."""
+    rows = await session.execute(
+        select(User.display_name)
+        .join(RoomMember, RoomMember.user_id == User.id)
+        .where(RoomMember.room_id == room_id)
+    )
+    names = [assistant_name, *(row[0] for row in rows)]
+    return {word for name in names for word in query_words(name)}
