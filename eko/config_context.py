@@ -26,3 +26,6 @@ class ContextBudgetSettings(BaseModel):
     memory_multihop_enabled: bool = True
     # A fact in the context pulls the turn it was learned from into the recalled turns.
     memory_fact_source_turns: bool = True
+    # And back: the facts drawn from the recalled turns join the context (after the facts
+    # found by meaning, within the facts share), at most this many. 0: off.
+    memory_turn_facts: int = Field(default=5, ge=0, le=50)

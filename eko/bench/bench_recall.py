@@ -45,8 +45,9 @@ from eko.config import Settings
 from eko.embed import Embedder, build_embedder
 from eko.llm.providers import FunctionModel
 from eko.memory.context import DualContextBuilder
-from eko.memory.turn_index import COLLECTION
-from eko.memory.turn_recall import RecalledTurn, recall_turns
+from eko.memory.multihop import MultiHop, decompose
+from eko.memory.turn_index import COLLECTION, speaker_line
+from eko.memory.turn_recall import RecalledTurn
 from eko.store import rooms as room_repo
 from eko.store import users as user_repo
 from eko.store.db import Database
@@ -239,25 +240,21 @@ async def _recall(
     question: str,
     vector: np.ndarray,
 ) -> list[RecalledTurn]:
-    """The hybrid recall as DualContextBuilder runs it, from a query vector already computed."""
-    async with database.session() as session:
-        dense = await builder.turns.search(
-            session,
-            room_id=room_id,
-            vector=vector,
-            before_seq=None,
-            k=settings.memory_recall_dense_k,
-        )
-        return await recall_turns(
-            session,
-            dialect=database.dialect,
-            room_id=room_id,
-            query=question,
-            before_seq=None,
-            max_chars=settings.memory_recall_max_chars,
-            assistant_name=settings.assistant_name,
-            dense=dense,
-        )
+    """The builder's own turn recall (step 3), from a query vector already computed; a
+    question needing several pieces embeds its sub-queries (cached like the question's)."""
+    hop = decompose(question) if settings.memory_multihop_enabled else MultiHop("single")
+    vectors = [vector]
+    if hop.sub_queries:
+        vectors.extend(await builder.embedder.embed(hop.sub_queries, kind="query"))
+    return await builder.recall.recall(
+        room_id=room_id,
+        query=question,
+        hop=hop,
+        vectors=vectors,
+        facts=[],
+        before_seq=None,
+        stats={},
+    )
 
 
 async def row_counts(database: Database, room_id: str, model: str) -> tuple[int, int]:
@@ -338,7 +335,8 @@ async def run(
     """`sizes` default to SIZES (1k, 10k turns), `backends` to both."""
     corpus = corpus_from_locomo(data, questions)
     embedder = CachedEmbedder(build_embedder(settings))
-    distinct = list(dict.fromkeys(turn.text for turn in corpus.turns))
+    # As the turn index embeds them (speaker and words): the room's indexing reads the cache.
+    distinct = list(dict.fromkeys(speaker_line(turn.speaker, turn.text) for turn in corpus.turns))
     cache = settings.home / "bench-cache" / "recall"
     with console.status(f"embedding {len(distinct):,} distinct turns of {data.name}…"):
         started = time.perf_counter()

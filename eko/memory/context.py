@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 import structlog
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.config import Settings
 from eko.embed.base import Embedder, EmbeddingError
@@ -42,24 +41,29 @@ from eko.memory.context_parts import (
     render_context,
     render_summary,
 )
+from eko.memory.context_recall import ContextRecall
+from eko.memory.fact_links import facts_of_messages
 from eko.memory.items import ItemHit, MemoryItems
-from eko.memory.multihop import LIST_NEIGHBOURS, MultiHop, decompose
+from eko.memory.multihop import MultiHop, decompose
 from eko.memory.recent import read_recent
 from eko.memory.relevance import item_min_score, rag_min_score
 from eko.memory.scopes import room_key, turn_keys
-from eko.memory.speakers import speaker_words
 from eko.memory.summaries import COLLECTION as SUMMARY_COLLECTION
 from eko.memory.summary_reads import exact_scores
 from eko.memory.topics import Topics
-from eko.memory.turn_index import DenseHit, TurnIndex
-from eko.memory.turn_recall import RECALL_CANDIDATES, SubQuery, recall_turns
+from eko.memory.turn_index import TurnIndex
+from eko.memory.turn_recall import RecalledTurn
 from eko.memory.turns import ChatTurn
 from eko.store.db import Database
 from eko.store.memory_models import Summary
-from eko.store.models import Message, Room, User, utcnow
+from eko.store.models import Room, User, utcnow
 from eko.store.vectors import VectorIndex
 
 log = structlog.get_logger("eko.memory")
+
+# The score of a fact that came with a recalled turn rather than by meaning (its rank is the
+# turn's): after every fact found by meaning.
+TURN_FACT_SCORE = 0.0
 
 
 def level_boost(level: int, table: dict[int, float], step: float) -> float:
@@ -101,6 +105,9 @@ class DualContextBuilder:
         self._turns = TurnIndex(
             vectors=vectors, embedder=embedder, assistant_name=settings.assistant_name
         )
+        self._recall = ContextRecall(
+            database=database, settings=settings, turns=self._turns, rule=self._rule
+        )
         self.rag_min_score = rag_min_score(settings, embedder)
         self.item_min_score = item_min_score(settings, embedder)
 
@@ -108,6 +115,15 @@ class DualContextBuilder:
     def turns(self) -> TurnIndex:
         """The room's messages as vectors (`eko memory reindex` rebuilds them)."""
         return self._turns
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._embedder
+
+    @property
+    def recall(self) -> ContextRecall:
+        """Step 3, the older turns (`eko bench recall` times it alone)."""
+        return self._recall
 
     async def build_for_turn(self, turn: ChatTurn) -> DualContext:
         """The context for answering a stored user message (the message itself is the query,
@@ -182,51 +198,23 @@ class DualContextBuilder:
                 ItemPart(hit.item.id, hit.item.kind, hit.item.subject, hit.item.content, hit.score)
                 for hit in hits
             ]
-        recalled = []
+        recalled: list[RecalledTurn] = []
         if query.strip() and settings.memory_recall_max_chars > 0:
             # Older than the recent window, which the context already shows verbatim.
             bound = recent_part.first_seq if recent_part.first_seq is not None else before_seq
-            async with self._database.session() as session:
-                dense = await self._dense_turns(
-                    session,
-                    room.id,
-                    [vector, *sub_vectors] if vector is not None else [],
-                    bound,
-                    stats,
-                )
-                subs = [
-                    SubQuery(text, dense[i + 1] if i + 1 < len(dense) else [])
-                    for i, text in enumerate(hop.sub_queries)
-                ]
-                pinned = (
-                    await source_seqs(session, room.id, hits)
-                    if settings.memory_fact_source_turns
-                    else []
-                )
-                stats["fact_source_turns"] = len(pinned)
-                speakers = await speaker_words(
-                    session, room_id=room.id, assistant_name=settings.assistant_name
-                )
-                recalled = await recall_turns(
-                    session,
-                    dialect=self._database.dialect,
-                    room_id=room.id,
-                    query=query,
-                    before_seq=bound,
-                    max_chars=rule.total if rule else settings.memory_recall_max_chars,
-                    assistant_name=settings.assistant_name,
-                    dense=dense[0] if dense else [],
-                    sub_queries=subs,
-                    pinned=pinned,
-                    neighbours=(
-                        LIST_NEIGHBOURS
-                        if hop.shape == "list"
-                        else settings.memory_recall_neighbours
-                    ),
-                    neighbours_head=settings.memory_recall_neighbours_head,
-                    candidates=rule.candidates(RECALL_CANDIDATES) if rule else RECALL_CANDIDATES,
-                    ignore_words=speakers,
-                )
+            recalled = await self._recall.recall(
+                room_id=room.id,
+                query=query,
+                hop=hop,
+                vectors=[vector, *sub_vectors] if vector is not None else [],
+                facts=hits,
+                before_seq=bound,
+                stats=stats,
+            )
+        if recalled and settings.memory_context_max_items > 0 and settings.memory_turn_facts > 0:
+            linked = await self._turn_facts(room, user, recalled, known=items)
+            items += linked
+            stats["turn_facts"] = len(linked)
         if rule is not None:
             parts = pack(
                 rule, recent=recent_part, items=items, recalled=recalled, summaries=summaries
@@ -251,53 +239,25 @@ class DualContextBuilder:
         )
         return DualContext(text=text, parts=parts, stats=stats)
 
-    # --- turns by meaning ---
-
-    async def _dense_turns(
-        self,
-        session: AsyncSession,
-        room_id: str,
-        vectors: Sequence[np.ndarray],
-        before_seq: int | None,
-        stats: dict[str, Any],
-    ) -> list[list[DenseHit]]:
-        """The nearest turns of each vector (the question's, then each sub-query's)."""
-        settings = self._settings
-        if not vectors or settings.memory_recall_dense_k <= 0:
-            return []
-        rule = self._rule
-        k = (
-            rule.candidates(settings.memory_recall_dense_k)
-            if rule
-            else settings.memory_recall_dense_k
-        )
-        try:
-            # The after-reply job indexes turns as they arrive; what it missed among the turns
-            # this search can return (older than the recent window) is indexed first.
-            if settings.memory_recall_catch_up > 0:
-                indexed = await self._turns.catch_up(
-                    session,
-                    room_id=room_id,
-                    limit=settings.memory_recall_catch_up,
-                    before_seq=before_seq,
-                )
-                await session.commit()
-                stats["turns_indexed"] = indexed
-            return [
-                await self._turns.search(
-                    session,
-                    room_id=room_id,
-                    vector=vector,
-                    before_seq=before_seq,
-                    k=k,
-                )
-                for vector in vectors
-            ]
-        except EmbeddingError as exc:  # words alone still recall
-            log.warning("memory.turns.embed_failed", room_id=room_id, error=str(exc))
-            stats["turn_index_error"] = str(exc)[:300]
-            await session.rollback()
-            return []
+    async def _turn_facts(
+        self, room: Room, user: User, recalled: Sequence[RecalledTurn], *, known: list[ItemPart]
+    ) -> list[ItemPart]:
+        """The facts drawn from the recalled turns (best turn first) that the caller may see
+        and the context does not hold yet."""
+        ids = [message_id for turn in recalled for message_id in turn.message_ids]
+        seen = {item.item_id for item in known}
+        async with self._database.session() as session:
+            found = await facts_of_messages(
+                session,
+                message_ids=ids,
+                keys=turn_keys(room, user),
+                limit=self._settings.memory_turn_facts + len(seen),
+            )
+        fresh = [item for item in found if item.id not in seen]
+        return [
+            ItemPart(item.id, item.kind, item.subject, item.content, TURN_FACT_SCORE)
+            for item in fresh[: self._settings.memory_turn_facts]
+        ]
 
     # --- RAG over summaries ---
 
@@ -385,17 +345,3 @@ class DualContextBuilder:
         stats["summaries_skipped_recent"] = skipped_recent
         parts.sort(key=lambda part: (-part.score, part.char_range_start, -part.level))
         return parts[: settings.rag_max_summaries]
-
-
-async def source_seqs(session: AsyncSession, room_id: str, hits: Sequence[ItemHit]) -> list[int]:
-    """The room's seqs of the messages the facts were learned from, in the facts' order."""
-    ids = [hit.item.source_message_id for hit in hits if hit.item.source_message_id]
-    if not ids:
-        return []
-    rows = await session.execute(
-        select(Message.id, Message.seq)
-        .where(Message.room_id == room_id, Message.id.in_(ids))
-        .limit(len(ids))
-    )
-    seq_of = {row[0]: int(row[1]) for row in rows}
-    return list(dict.fromkeys(seq_of[i] for i in ids if i in seq_of))

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from eko.memory.clock import age_days
+from eko.memory.text import normalize_key
 from eko.memory.turn_recall import RecalledTurn, render_recalled
 from eko.store.memory_models import Summary
 
@@ -93,16 +94,35 @@ def render_summary(summary: Summary, topics: Sequence[str], now: datetime) -> st
 
 
 def render_items(items: Sequence[ItemPart]) -> str:
+    """What You Know: facts grouped per person or subject, then self-knowledge.
+
+    `items` arrive best first. Facts without a subject come first, as a plain list (a list
+    without a heading cannot be read as one more fact about the person above it); then one
+    block per subject ("Caroline:" and its facts), subjects in the order of their best fact,
+    facts within a subject in their order. Spellings of one subject ("Caroline", "caroline")
+    share a block, titled as first seen. Self-knowledge keeps its "About yourself" list.
+    """
     blocks = []
-    for kind, title in (("fact", "Facts"), ("self", "About yourself")):
-        lines = [
-            f"- {item.subject}: {item.content}" if item.subject else f"- {item.content}"
-            for item in items
-            if item.kind == kind
-        ]
-        if lines:
-            blocks.append(f"{title}:\n" + "\n".join(lines))
+    loose = [f"- {item.content}" for item in items if item.kind == "fact" and not _key(item)]
+    if loose:
+        blocks.append("\n".join(loose))
+    groups: dict[str, tuple[str, list[str]]] = {}
+    for item in items:
+        if item.kind == "fact" and (key := _key(item)):
+            groups.setdefault(key, (item.subject, []))[1].append(f"- {item.content}")
+    blocks.extend(f"{subject}:\n" + "\n".join(lines) for subject, lines in groups.values())
+    own = [
+        f"- {item.subject}: {item.content}" if item.subject else f"- {item.content}"
+        for item in items
+        if item.kind == "self"
+    ]
+    if own:
+        blocks.append("About yourself:\n" + "\n".join(own))
     return "\n\n".join(blocks)
+
+
+def _key(item: ItemPart) -> str:
+    return normalize_key(item.subject)
 
 
 def render_context(parts: ContextParts, *, heading: str = "##") -> str:

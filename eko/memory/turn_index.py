@@ -197,9 +197,13 @@ class TurnIndex:
 
 
 def embedded_text(message: Message, names: Mapping[int, str], assistant_name: str) -> str:
-    """What a turn's vector is of: its speaker and its words, cut to EMBED_CHARS."""
-    speaker = speaker_of(message, names, assistant_name)
-    return f"{speaker}: {message.content}"[:EMBED_CHARS]
+    """What a turn's vector is of (speaker_line)."""
+    return speaker_line(speaker_of(message, names, assistant_name), message.content)
+
+
+def speaker_line(speaker: str, content: str) -> str:
+    """A turn's speaker and its words, cut to EMBED_CHARS."""
+    return f"{speaker}: {content}"[:EMBED_CHARS]
 
 
 class TurnIndexHook:

@@ -56,6 +56,8 @@ class RecalledTurn:
     when: datetime
     rank: float
     text: str
+    # The message that matched, then its neighbours (the facts drawn from them come along).
+    message_ids: tuple[str, ...] = ()
 
 
 def interleave_rankings(*rankings: Sequence[int]) -> list[int]:
@@ -170,6 +172,10 @@ async def recall_turns(
                 when=by_seq[hit.seq].created_at,
                 rank=hit.rank,
                 text=text,
+                message_ids=(
+                    by_seq[hit.seq].id,
+                    *(by_seq[seq].id for seq in seqs if seq != hit.seq),
+                ),
             )
         )
         if budget <= 0:

@@ -42,6 +42,7 @@ class MemoryItem(Base):
         Index("ix_memory_items_dedup", "scope", "kind", "subject_key"),
         # Listings per scope and kind, newest first; goals by status.
         Index("ix_memory_items_listing", "scope", "kind", "updated_at"),
+        Index("ix_memory_items_source", "source_message_id"),  # facts drawn from a turn
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)

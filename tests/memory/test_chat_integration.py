@@ -57,7 +57,7 @@ async def test_remembered_facts_reach_the_writer_through_node_m(make_harness: An
         nodes = sent.json()["assistant_message"]["metadata"]
 
     assert "## Memory (earlier in this conversation, and what you know)" in alice_prompt
-    assert "- Alice: Alice adore le jazz manouche" in alice_prompt
+    assert "Alice:\n- Alice adore le jazz manouche" in alice_prompt
     assert "jazz manouche" not in bob_prompt  # another user's private fact never reaches it
     assert "tool.memory_context" in json.dumps(nodes)
 

@@ -260,6 +260,5 @@ async def test_facts_and_self_knowledge_join_the_context(
         ("self", "Je suis Eko"),
     ]
     assert context.text.endswith(
-        "## What You Know\n\nFacts:\n- Alice: Alice vit à Besançon\n\n"
-        "About yourself:\n- name: Je suis Eko"
+        "## What You Know\n\nAlice:\n- Alice vit à Besançon\n\nAbout yourself:\n- name: Je suis Eko"
     )

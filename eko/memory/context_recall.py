@@ -1,0 +1,148 @@
+"""Step 3 of the dual context, "Earlier in This Conversation": the room's older turns found by
+words and meaning (turn_recall.py over the turn index), for the whole question and each of its
+sub-queries (multihop.py), with the source turns of the facts already chosen pinned in.
+
+One object so the context builder and `eko bench recall` run the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import structlog
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from eko.config import Settings
+from eko.embed.base import EmbeddingError
+from eko.memory.budget import BudgetRule
+from eko.memory.items import ItemHit
+from eko.memory.multihop import LIST_NEIGHBOURS, MultiHop
+from eko.memory.speakers import speaker_words
+from eko.memory.turn_index import DenseHit, TurnIndex
+from eko.memory.turn_recall import RECALL_CANDIDATES, RecalledTurn, SubQuery, recall_turns
+from eko.store.db import Database
+from eko.store.models import Message
+
+log = structlog.get_logger("eko.memory")
+
+
+class ContextRecall:
+    def __init__(
+        self,
+        *,
+        database: Database,
+        settings: Settings,
+        turns: TurnIndex,
+        rule: BudgetRule | None,
+    ) -> None:
+        self._database = database
+        self._settings = settings
+        self._turns = turns
+        self._rule = rule
+
+    async def recall(
+        self,
+        *,
+        room_id: str,
+        query: str,
+        hop: MultiHop,
+        vectors: Sequence[np.ndarray],
+        facts: Sequence[ItemHit],
+        before_seq: int | None,
+        stats: dict[str, Any],
+    ) -> list[RecalledTurn]:
+        """Turns before `before_seq`, best first. `vectors`: the question's, then each of
+        `hop`'s sub-queries' (empty when embedding failed: words alone still recall);
+        `facts`: the facts in the context, whose source turns are pinned in."""
+        settings, rule = self._settings, self._rule
+        async with self._database.session() as session:
+            dense = await self._dense(session, room_id, vectors, before_seq, stats)
+            subs = [
+                SubQuery(text, dense[i + 1] if i + 1 < len(dense) else [])
+                for i, text in enumerate(hop.sub_queries)
+            ]
+            pinned = (
+                await source_seqs(session, room_id, facts)
+                if settings.memory_fact_source_turns
+                else []
+            )
+            stats["fact_source_turns"] = len(pinned)
+            speakers = await speaker_words(
+                session, room_id=room_id, assistant_name=settings.assistant_name
+            )
+            return await recall_turns(
+                session,
+                dialect=self._database.dialect,
+                room_id=room_id,
+                query=query,
+                before_seq=before_seq,
+                max_chars=rule.total if rule else settings.memory_recall_max_chars,
+                assistant_name=settings.assistant_name,
+                dense=dense[0] if dense else [],
+                sub_queries=subs,
+                pinned=pinned,
+                neighbours=(
+                    LIST_NEIGHBOURS if hop.shape == "list" else settings.memory_recall_neighbours
+                ),
+                neighbours_head=settings.memory_recall_neighbours_head,
+                candidates=rule.candidates(RECALL_CANDIDATES) if rule else RECALL_CANDIDATES,
+                ignore_words=speakers,
+            )
+
+    async def _dense(
+        self,
+        session: AsyncSession,
+        room_id: str,
+        vectors: Sequence[np.ndarray],
+        before_seq: int | None,
+        stats: dict[str, Any],
+    ) -> list[list[DenseHit]]:
+        """The nearest turns of each vector (the question's, then each sub-query's)."""
+        settings, rule = self._settings, self._rule
+        if not vectors or settings.memory_recall_dense_k <= 0:
+            return []
+        k = (
+            rule.candidates(settings.memory_recall_dense_k)
+            if rule
+            else settings.memory_recall_dense_k
+        )
+        try:
+            # The after-reply job indexes turns as they arrive; what it missed among the turns
+            # this search can return (older than the recent window) is indexed first.
+            if settings.memory_recall_catch_up > 0:
+                indexed = await self._turns.catch_up(
+                    session,
+                    room_id=room_id,
+                    limit=settings.memory_recall_catch_up,
+                    before_seq=before_seq,
+                )
+                await session.commit()
+                stats["turns_indexed"] = indexed
+            return [
+                await self._turns.search(
+                    session, room_id=room_id, vector=vector, before_seq=before_seq, k=k
+                )
+                for vector in vectors
+            ]
+        except EmbeddingError as exc:  # words alone still recall
+            log.warning("memory.turns.embed_failed", room_id=room_id, error=str(exc))
+            stats["turn_index_error"] = str(exc)[:300]
+            await session.rollback()
+            return []
+
+
+async def source_seqs(session: AsyncSession, room_id: str, hits: Sequence[ItemHit]) -> list[int]:
+    """The room's seqs of the messages the facts were learned from, in the facts' order."""
+    ids = [hit.item.source_message_id for hit in hits if hit.item.source_message_id]
+    if not ids:
+        return []
+    rows = await session.execute(
+        select(Message.id, Message.seq)
+        .where(Message.room_id == room_id, Message.id.in_(ids))
+        .limit(len(ids))
+    )
+    seq_of = {row[0]: int(row[1]) for row in rows}
+    return list(dict.fromkeys(seq_of[i] for i in ids if i in seq_of))
