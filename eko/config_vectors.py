@@ -10,8 +10,11 @@ class VectorMemorySettings(BaseModel):
     # --- in-memory vector search (eko/store/vectors_memory.py) ---
     # Collections searched in memory in front of the database's own index (kept in step on
     # every write, across workers through the event bus). Empty: every search goes to the
-    # database. About 1.6 kB per 384-dim vector: ~155 MB per 100k memory-guard entries.
-    vector_memory_collections: list[str] = ["guard"]
+    # database. About 1.6 kB per 384-dim vector: ~155 MB per 100k memory-guard entries or
+    # chat turns. "turn": each message's recall searches its room's turns (one partition per
+    # room); on SQLite the database's own index (sqlite-vec) scans every vector of every
+    # collection, ~20 ms at 10k turns (`eko bench recall`).
+    vector_memory_collections: list[str] = ["guard", "turn"]
     # A partition (one collection, model and scope) loaded with more rows than this is split
     # into ~sqrt(n) cells and searched in the `vector_memory_probes` cells nearest the query:
     # ~20x less work at 100k rows, at a recall `eko bench guard --lookup` measures. 0: always

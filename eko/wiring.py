@@ -64,8 +64,9 @@ class Services:
     db_health: DatabaseHealthMonitor
     # The lobby's proactive side: activity summaries, reflections (eko/lobby/).
     lobby: Lobby
-    # The memory guard's vectors, searched in memory in front of `vectors`.
-    guard_vectors: VectorIndex | None = None
+    # The collections searched in memory (EKO_VECTOR_MEMORY_COLLECTIONS: the memory guard's
+    # entries, the rooms' turns) in front of `vectors`.
+    memory_vectors: VectorIndex | None = None
 
     async def warm_up(self) -> int:
         """Prime the local model with the prompt heads every reply starts with."""
@@ -82,8 +83,8 @@ class Services:
         await self.chat.drain()
         # Running jobs get a grace period; unfinished ones stay queued for the next start.
         await self.jobs.aclose()
-        if self.guard_vectors is not None:
-            await self.guard_vectors.aclose()
+        if self.memory_vectors is not None:
+            await self.memory_vectors.aclose()
         await self.events.aclose()
         await self.db_health.aclose()
         await self.engine.aclose()
@@ -131,10 +132,10 @@ def build_services(
         vectors=vectors,
     )
     feed = EventChangeFeed(events)
-    guard_vectors = build_memory_index(vectors, settings, feed=feed, shared_feed=feed.shared)
+    memory_vectors = build_memory_index(vectors, settings, feed=feed, shared_feed=feed.shared)
     guard = GuardService(
         database=database,
-        vectors=guard_vectors,
+        vectors=memory_vectors,
         embedder=embedder,
         threshold=settings.guard_threshold,
         max_age_days=settings.guard_max_age_days,
@@ -159,7 +160,8 @@ def build_services(
         database=database,
         runtime=runtime,
         embedder=embedder,
-        vectors=vectors,
+        # The turn index's searches (one per message and sub-query) run in memory by default.
+        vectors=memory_vectors,
         prompts=prompts,
     )
     # The dual context (past summaries + facts) as node M, for the response writer.
@@ -248,5 +250,5 @@ def build_services(
         engine=engine,
         db_health=DatabaseHealthMonitor(database),
         lobby=lobby,
-        guard_vectors=guard_vectors,
+        memory_vectors=memory_vectors,
     )

@@ -72,8 +72,8 @@ def make_harness(database: Database) -> Callable[..., object]:
                 # test, whose TRUNCATE (a sync fixture, blocking this loop) then waits forever.
                 await services.jobs.drain()
                 await services.jobs.aclose()
-                if services.guard_vectors is not None:
-                    await services.guard_vectors.aclose()
+                if services.memory_vectors is not None:
+                    await services.memory_vectors.aclose()
                 await services.events.aclose()
 
     return factory

@@ -31,7 +31,7 @@ from eko.store.db import Database
 from eko.store.llm_calls import DatabaseCallRecorder
 from eko.store.migrate import upgrade
 from eko.store.models import LLMCall, Room, User
-from eko.store.vectors import build_vector_index
+from eko.store.vectors import build_memory_index, build_vector_index
 
 # Questions probed after every session for the growth table.
 GROWTH_PROBES = 5
@@ -84,7 +84,10 @@ def bench_memory(
         database=database,
         runtime=runtime,
         embedder=embedder,
-        vectors=build_vector_index(database, tuned),
+        # As the server wires it: the collections it searches in memory, in memory.
+        vectors=build_memory_index(
+            build_vector_index(database, tuned), tuned, feed=None, shared_feed=True
+        ),
         prompts=PromptLibrary(),
     )
 
