@@ -77,3 +77,6 @@ class RecallSettings(BaseModel):
     # --split dev-q`): 2 around the best 10 beat 1 around every hit by ~3 points at 8k chars.
     memory_recall_neighbours: int = Field(default=2, ge=0, le=5)
     memory_recall_neighbours_head: int = Field(default=10, ge=0, le=100)
+    # A day or month the question names ("on 3 June, 2023", "en août 2023") also recalls that
+    # period's turns that share its other words (eko/memory/dates.py, date_recall.py).
+    memory_recall_dates: bool = True

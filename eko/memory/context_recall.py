@@ -18,6 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from eko.config import Settings
 from eko.embed.base import EmbeddingError
 from eko.memory.budget import BudgetRule
+from eko.memory.date_recall import dated_turns
+from eko.memory.dates import named_periods
 from eko.memory.items import ItemHit
 from eko.memory.multihop import LIST_NEIGHBOURS, MultiHop
 from eko.memory.speakers import speaker_words
@@ -73,6 +75,24 @@ class ContextRecall:
             speakers = await speaker_words(
                 session, room_id=room_id, assistant_name=settings.assistant_name
             )
+            periods = named_periods(query) if settings.memory_recall_dates else []
+            dated = (
+                await dated_turns(
+                    session,
+                    dialect=self._database.dialect,
+                    room_id=room_id,
+                    query=query,
+                    periods=periods,
+                    before_seq=before_seq,
+                    limit=settings.memory_recall_dense_k,
+                    ignore=speakers,
+                )
+                if periods
+                else []
+            )
+            if periods:
+                stats["dates"] = [period.as_dict() for period in periods]
+                stats["dated_turns"] = len(dated)
             return await recall_turns(
                 session,
                 dialect=self._database.dialect,
@@ -90,6 +110,7 @@ class ContextRecall:
                 neighbours_head=settings.memory_recall_neighbours_head,
                 candidates=rule.candidates(RECALL_CANDIDATES) if rule else RECALL_CANDIDATES,
                 ignore_words=speakers,
+                dated=dated,
             )
 
     async def _dense(

@@ -96,6 +96,7 @@ async def recall_turns(
     neighbours: int = NEIGHBOURS,
     neighbours_head: int | None = None,
     ignore_words: Collection[str] = (),
+    dated: Sequence[int] = (),
 ) -> list[RecalledTurn]:
     """Best matches first, each with its neighbours, until `max_chars` is used.
 
@@ -106,7 +107,9 @@ async def recall_turns(
     full-text matches by reciprocal rank, so a turn found both ways comes first. Each of
     `sub_queries` is fused the same way, and the rankings (the whole question's, `pinned` —
     e.g. the source turns of the facts in the context — and each sub-query's) are interleaved
-    by rank. `ignore_words` are left out of the full-text queries (eko.memory.speakers)."""
+    by rank. `ignore_words` are left out of the full-text queries (eko.memory.speakers);
+    `dated`: the turns of the periods the question names (eko.memory.date_recall), best
+    first, interleaved right after the whole question's ranking."""
     if max_chars <= 0:
         return []
     rankings: list[list[int]] = []
@@ -124,8 +127,9 @@ async def recall_turns(
             [hit.seq for hit in fuse_by_rank([w.seq for w in words], [d.seq for d in near])]
         )
     allowed = [seq for seq in pinned if before_seq is None or seq < before_seq]
-    order = interleave_rankings(rankings[0], allowed, *rankings[1:])
-    fused = {hit.seq: hit.rank for hit in fuse_by_rank(*rankings, allowed)}
+    within = [seq for seq in dated if before_seq is None or seq < before_seq]
+    order = interleave_rankings(rankings[0], within, allowed, *rankings[1:])
+    fused = {hit.seq: hit.rank for hit in fuse_by_rank(*rankings, within, allowed)}
     hits = [Ranked(seq, fused[seq]) for seq in order]
     if not hits:
         return []

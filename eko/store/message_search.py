@@ -70,14 +70,16 @@ async def search_messages(
     limit: int,
     before_seq: int | None = None,
     ignore: Collection[str] = (),
+    from_seq: int | None = None,
 ) -> list[MessageHit]:
-    """The room's messages that share words with `query` (before `before_seq`), best first.
-    `dialect`: the database's ("sqlite" or "postgresql"); `ignore`: query words not to
-    search for (see query_words)."""
+    """The room's messages that share words with `query` (from `from_seq`, before
+    `before_seq`), best first. `dialect`: the database's ("sqlite" or "postgresql");
+    `ignore`: query words not to search for (see query_words)."""
     words = query_words(query, ignore)
     if not words or limit <= 0:
         return []
     bound = before_seq if before_seq is not None else 2**62
+    start = from_seq if from_seq is not None else 0
     if dialect == "sqlite":
         # Each word quoted (FTS5 syntax characters taken literally), and as a prefix: without
         # stemming, "research" must still find "researched".
@@ -86,12 +88,14 @@ async def search_messages(
             text(
                 "SELECT m.id, m.seq, bm25(message_fts) AS score FROM message_fts "
                 "JOIN messages AS m ON m.rowid = message_fts.rowid "
-                "WHERE message_fts MATCH :match AND m.room_id = :room AND m.seq < :bound "
+                "WHERE message_fts MATCH :match AND m.room_id = :room "
+                "AND m.seq >= :start AND m.seq < :bound "
                 "ORDER BY score LIMIT :limit"
             ),
             {
                 "match": f'room_id:"{room_id}" AND content:({match})',
                 "room": room_id,
+                "start": start,
                 "bound": bound,
                 "limit": limit,
             },
@@ -105,9 +109,9 @@ async def search_messages(
         text(
             "SELECT f.message_id, f.seq, ts_rank_cd(f.doc, q) AS score "
             "FROM message_fts AS f, to_tsquery('simple', :tsquery) AS q "
-            "WHERE f.room_id = :room AND f.seq < :bound AND f.doc @@ q "
+            "WHERE f.room_id = :room AND f.seq >= :start AND f.seq < :bound AND f.doc @@ q "
             "ORDER BY score DESC, f.seq DESC LIMIT :limit"
         ),
-        {"tsquery": tsquery, "room": room_id, "bound": bound, "limit": limit},
+        {"tsquery": tsquery, "room": room_id, "start": start, "bound": bound, "limit": limit},
     )
     return [MessageHit(row[0], row[1], float(row[2])) for row in rows]

@@ -89,7 +89,11 @@ class RoomMember(Base):
 
 class Message(Base):
     __tablename__ = "messages"
-    __table_args__ = (UniqueConstraint("room_id", "seq", name="uq_messages_room_seq"),)
+    __table_args__ = (
+        UniqueConstraint("room_id", "seq", name="uq_messages_room_seq"),
+        # A period a question names -> its turns (eko.memory.date_recall, migration 0011).
+        Index("ix_messages_room_created", "room_id", "created_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"))
