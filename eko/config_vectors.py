@@ -21,3 +21,10 @@ class VectorMemorySettings(BaseModel):
     # exact (one matrix product over the partition).
     vector_memory_exact_max_rows: int = Field(default=20_000, ge=0)
     vector_memory_probes: int = Field(default=16, ge=1, le=4096)
+    # Memory cap for those in-memory vectors, in MiB: past it, each search drops the least
+    # recently searched partitions (never one a search under way uses) until the vectors fit;
+    # a dropped partition is read again from the database when next searched. Why: with
+    # "turn" every room ever searched keeps a partition, so memory would grow with the number
+    # of rooms for the process's life. Counts the vector and id arrays (Partition.nbytes);
+    # item-id strings and maps add ~10% on top. 0: no cap.
+    vector_memory_max_mb: int = Field(default=512, ge=0)

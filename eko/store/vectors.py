@@ -97,4 +97,5 @@ def build_memory_index(
         poll_new_rows=not shared_feed,
         approximate_above=settings.vector_memory_exact_max_rows,
         probes=settings.vector_memory_probes,
+        max_bytes=settings.vector_memory_max_mb * 1024 * 1024,
     )

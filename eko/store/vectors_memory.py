@@ -37,6 +37,7 @@ from eko.store.vectors_base import (
     unit_rows,
 )
 from eko.store.vectors_changes import ChangeFeed, ChangeSubscription, VectorChange
+from eko.store.vectors_lru import PartitionLru
 from eko.store.vectors_memory_read import items_after, newest_id, read_items, read_scope
 from eko.store.vectors_partition import Partition, PartitionKey
 
@@ -73,6 +74,7 @@ class MemoryVectorIndex(VectorIndex):
         poll_new_rows: bool = False,
         approximate_above: int = 0,
         probes: int = 16,
+        max_bytes: int = 0,
     ) -> None:
         """`approximate_above` > 0: a partition loaded with more rows is split into cells and
         searched in its `probes` nearest cells only (eko.store.vectors_ivf); 0: always exact."""
@@ -84,6 +86,7 @@ class MemoryVectorIndex(VectorIndex):
         self.origin = uuid.uuid4().hex
         self._feed = feed
         self._partitions: dict[PartitionKey, Partition] = {}
+        self._lru = PartitionLru(max_bytes)  # sizes, search order; evicts over max_bytes (>0)
         self._where: dict[tuple[str, str], PartitionKey] = {}  # (collection, item) -> partition
         self._marked: dict[str, set[str]] = {}  # collection -> items to re-read
         self._seen_id = 0  # highest embedding id read (poll_new_rows)
@@ -112,6 +115,7 @@ class MemoryVectorIndex(VectorIndex):
         """Forget partitions (all, or one collection's); the next search reloads them."""
         for key in [k for k in self._partitions if collection in (None, k.collection)]:
             del self._partitions[key]
+            self._lru.forget(key)
         self._where = {where: key for where, key in self._where.items() if key in self._partitions}
         if collection is None:
             self._marked.clear()
@@ -198,6 +202,7 @@ class MemoryVectorIndex(VectorIndex):
             return  # not loaded: it will be read whole, with this row, when first searched
         partition.put_many([item_id], [embedding_id], vector.reshape(1, -1))
         self._where[(key.collection, item_id)] = key
+        self._lru.record(key, partition.nbytes)
 
     def _forget(self, collection: str, item_id: str) -> None:
         key = self._where.pop((collection, item_id), None)
@@ -245,12 +250,13 @@ class MemoryVectorIndex(VectorIndex):
         vector = query_vector(query)
         if not keys or k <= 0:
             return []
-        await self._listen()
-        await self._catch_up(session, collection)
         wanted = [PartitionKey(collection, model, len(vector), key) for key in dict.fromkeys(keys)]
-        missing = [key for key in wanted if key not in self._partitions]
-        if missing:
-            await self._load(session, missing)
+        with self._lru.using(wanted):  # pinned: never evicted while this search runs
+            await self._listen()
+            await self._catch_up(session, collection)
+            while missing := [key for key in wanted if key not in self._partitions]:
+                await self._load(session, missing)  # again if a drop() raced the load
+            self._lru.evict(self._partitions, self._where)  # over the cap: least recent
         found: list[tuple[float, int, str, str]] = []
         for key in wanted:
             found += [(s, e, item, key.key) for s, e, item in self._partitions[key].top(vector, k)]
@@ -273,6 +279,7 @@ class MemoryVectorIndex(VectorIndex):
                 self._loading -= 1
             for key, partition in loaded.items():
                 self._partitions[key] = partition
+                self._lru.record(key, partition.nbytes)
                 for item_id in partition.item_ids():
                     self._where[(key.collection, item_id)] = key
                 if self.approximate_above and len(partition) > self.approximate_above:
@@ -291,6 +298,7 @@ class MemoryVectorIndex(VectorIndex):
                 return  # dropped or reloaded meanwhile
             if partition.version == twin.version:
                 self._partitions[key] = twin
+                self._lru.record(key, twin.nbytes)
                 return
             partition = self._partitions[key]
         log.info("vectors.split_deferred", key=key.key, reason="busy partition; exact for now")
