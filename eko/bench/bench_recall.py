@@ -246,7 +246,7 @@ async def _recall(
     vectors = [vector]
     if hop.sub_queries:
         vectors.extend(await builder.embedder.embed(hop.sub_queries, kind="query"))
-    return await builder.recall.recall(
+    found = await builder.recall.recall(
         room_id=room_id,
         query=question,
         hop=hop,
@@ -255,6 +255,7 @@ async def _recall(
         before_seq=None,
         stats={},
     )
+    return found.turns
 
 
 async def row_counts(database: Database, room_id: str, model: str) -> tuple[int, int]:

@@ -19,7 +19,6 @@ the size of the context stay flat however long the room grows.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -42,7 +41,6 @@ from eko.memory.context_parts import (
     render_summary,
 )
 from eko.memory.context_recall import ContextRecall
-from eko.memory.fact_links import facts_of_messages
 from eko.memory.items import ItemHit, MemoryItems
 from eko.memory.multihop import MultiHop, decompose
 from eko.memory.recent import read_recent
@@ -202,7 +200,7 @@ class DualContextBuilder:
         if query.strip() and settings.memory_recall_max_chars > 0:
             # Older than the recent window, which the context already shows verbatim.
             bound = recent_part.first_seq if recent_part.first_seq is not None else before_seq
-            recalled = await self._recall.recall(
+            found = await self._recall.recall(
                 room_id=room.id,
                 query=query,
                 hop=hop,
@@ -210,11 +208,15 @@ class DualContextBuilder:
                 facts=hits,
                 before_seq=bound,
                 stats=stats,
+                fact_keys=turn_keys(room, user) if settings.memory_context_max_items else (),
             )
-        if recalled and settings.memory_context_max_items > 0 and settings.memory_turn_facts > 0:
-            linked = await self._turn_facts(room, user, recalled, known=items)
-            items += linked
-            stats["turn_facts"] = len(linked)
+            recalled = found.turns
+            # The facts drawn from the recalled turns: after those found by meaning.
+            items += [
+                ItemPart(item.id, item.kind, item.subject, item.content, TURN_FACT_SCORE)
+                for item in found.facts
+            ]
+            stats["turn_facts"] = len(found.facts)
         if rule is not None:
             parts = pack(
                 rule, recent=recent_part, items=items, recalled=recalled, summaries=summaries
@@ -238,26 +240,6 @@ class DualContextBuilder:
             chars=len(text),
         )
         return DualContext(text=text, parts=parts, stats=stats)
-
-    async def _turn_facts(
-        self, room: Room, user: User, recalled: Sequence[RecalledTurn], *, known: list[ItemPart]
-    ) -> list[ItemPart]:
-        """The facts drawn from the recalled turns (best turn first) that the caller may see
-        and the context does not hold yet."""
-        ids = [message_id for turn in recalled for message_id in turn.message_ids]
-        seen = {item.item_id for item in known}
-        async with self._database.session() as session:
-            found = await facts_of_messages(
-                session,
-                message_ids=ids,
-                keys=turn_keys(room, user),
-                limit=self._settings.memory_turn_facts + len(seen),
-            )
-        fresh = [item for item in found if item.id not in seen]
-        return [
-            ItemPart(item.id, item.kind, item.subject, item.content, TURN_FACT_SCORE)
-            for item in fresh[: self._settings.memory_turn_facts]
-        ]
 
     # --- RAG over summaries ---
 

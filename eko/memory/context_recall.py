@@ -8,6 +8,7 @@ One object so the context builder and `eko bench recall` run the same code.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,15 +21,24 @@ from eko.embed.base import EmbeddingError
 from eko.memory.budget import BudgetRule
 from eko.memory.date_recall import dated_turns
 from eko.memory.dates import named_periods
+from eko.memory.fact_links import facts_of_messages
 from eko.memory.items import ItemHit
 from eko.memory.multihop import LIST_NEIGHBOURS, MultiHop
 from eko.memory.speakers import speaker_words
 from eko.memory.turn_index import DenseHit, TurnIndex
 from eko.memory.turn_recall import RECALL_CANDIDATES, RecalledTurn, SubQuery, recall_turns
 from eko.store.db import Database
+from eko.store.memory_models import MemoryItem
 from eko.store.models import Message
 
 log = structlog.get_logger("eko.memory")
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    turns: list[RecalledTurn]
+    # Facts drawn from those turns that the caller may see and the context did not hold yet.
+    facts: list[MemoryItem] = field(default_factory=list)
 
 
 class ContextRecall:
@@ -55,63 +65,94 @@ class ContextRecall:
         facts: Sequence[ItemHit],
         before_seq: int | None,
         stats: dict[str, Any],
-    ) -> list[RecalledTurn]:
+        fact_keys: Sequence[str] = (),
+    ) -> Recalled:
         """Turns before `before_seq`, best first. `vectors`: the question's, then each of
         `hop`'s sub-queries' (empty when embedding failed: words alone still recall);
-        `facts`: the facts in the context, whose source turns are pinned in."""
-        settings, rule = self._settings, self._rule
+        `facts`: the facts in the context, whose source turns are pinned in; `fact_keys`: the
+        scopes the caller may see, for the facts drawn from the recalled turns (none: no
+        facts looked up)."""
+        settings = self._settings
         async with self._database.session() as session:
-            dense = await self._dense(session, room_id, vectors, before_seq, stats)
-            subs = [
-                SubQuery(text, dense[i + 1] if i + 1 < len(dense) else [])
-                for i, text in enumerate(hop.sub_queries)
-            ]
-            pinned = (
-                await source_seqs(session, room_id, facts)
-                if settings.memory_fact_source_turns
-                else []
+            turns = await self._turns_of(
+                session, room_id, query, hop, vectors, facts, before_seq, stats
             )
-            stats["fact_source_turns"] = len(pinned)
-            speakers = await speaker_words(
-                session, room_id=room_id, assistant_name=settings.assistant_name
-            )
-            periods = named_periods(query) if settings.memory_recall_dates else []
-            dated = (
-                await dated_turns(
+            linked: list[MemoryItem] = []
+            wanted = min(settings.memory_turn_facts, settings.memory_context_max_items)
+            if turns and fact_keys and wanted > 0:
+                known = {hit.item.id for hit in facts}
+                found = await facts_of_messages(
                     session,
-                    dialect=self._database.dialect,
-                    room_id=room_id,
-                    query=query,
-                    periods=periods,
-                    before_seq=before_seq,
-                    limit=settings.memory_recall_dense_k,
-                    ignore=speakers,
+                    message_ids=[i for turn in turns for i in turn.message_ids],
+                    keys=fact_keys,
+                    limit=settings.memory_turn_facts + len(known),
                 )
-                if periods
-                else []
-            )
-            if periods:
-                stats["dates"] = [period.as_dict() for period in periods]
-                stats["dated_turns"] = len(dated)
-            return await recall_turns(
+                linked = [item for item in found if item.id not in known][
+                    : settings.memory_turn_facts
+                ]
+            return Recalled(turns, linked)
+
+    async def _turns_of(
+        self,
+        session: AsyncSession,
+        room_id: str,
+        query: str,
+        hop: MultiHop,
+        vectors: Sequence[np.ndarray],
+        facts: Sequence[ItemHit],
+        before_seq: int | None,
+        stats: dict[str, Any],
+    ) -> list[RecalledTurn]:
+        settings, rule = self._settings, self._rule
+        dense = await self._dense(session, room_id, vectors, before_seq, stats)
+        subs = [
+            SubQuery(text, dense[i + 1] if i + 1 < len(dense) else [])
+            for i, text in enumerate(hop.sub_queries)
+        ]
+        pinned = (
+            await source_seqs(session, room_id, facts) if settings.memory_fact_source_turns else []
+        )
+        stats["fact_source_turns"] = len(pinned)
+        speakers = await speaker_words(
+            session, room_id=room_id, assistant_name=settings.assistant_name
+        )
+        periods = named_periods(query) if settings.memory_recall_dates else []
+        dated = (
+            await dated_turns(
                 session,
                 dialect=self._database.dialect,
                 room_id=room_id,
                 query=query,
+                periods=periods,
                 before_seq=before_seq,
-                max_chars=rule.total if rule else settings.memory_recall_max_chars,
-                assistant_name=settings.assistant_name,
-                dense=dense[0] if dense else [],
-                sub_queries=subs,
-                pinned=pinned,
-                neighbours=(
-                    LIST_NEIGHBOURS if hop.shape == "list" else settings.memory_recall_neighbours
-                ),
-                neighbours_head=settings.memory_recall_neighbours_head,
-                candidates=rule.candidates(RECALL_CANDIDATES) if rule else RECALL_CANDIDATES,
-                ignore_words=speakers,
-                dated=dated,
+                limit=settings.memory_recall_dense_k,
+                ignore=speakers,
             )
+            if periods
+            else []
+        )
+        if periods:
+            stats["dates"] = [period.as_dict() for period in periods]
+            stats["dated_turns"] = len(dated)
+        return await recall_turns(
+            session,
+            dialect=self._database.dialect,
+            room_id=room_id,
+            query=query,
+            before_seq=before_seq,
+            max_chars=rule.total if rule else settings.memory_recall_max_chars,
+            assistant_name=settings.assistant_name,
+            dense=dense[0] if dense else [],
+            sub_queries=subs,
+            pinned=pinned,
+            neighbours=(
+                LIST_NEIGHBOURS if hop.shape == "list" else settings.memory_recall_neighbours
+            ),
+            neighbours_head=settings.memory_recall_neighbours_head,
+            candidates=rule.candidates(RECALL_CANDIDATES) if rule else RECALL_CANDIDATES,
+            ignore_words=speakers,
+            dated=dated,
+        )
 
     async def _dense(
         self,
@@ -140,7 +181,8 @@ class ContextRecall:
                     limit=settings.memory_recall_catch_up,
                     before_seq=before_seq,
                 )
-                await session.commit()
+                if indexed:  # nothing written: no round trip to commit nothing
+                    await session.commit()
                 stats["turns_indexed"] = indexed
             return [
                 await self._turns.search(

@@ -79,7 +79,8 @@ async def search_messages(
     if not words or limit <= 0:
         return []
     bound = before_seq if before_seq is not None else 2**62
-    start = from_seq if from_seq is not None else 0
+    # Only when asked: an open lower bound would let the planner prefer the (room, seq) range.
+    after = "" if from_seq is None else " AND {seq} >= :start"
     if dialect == "sqlite":
         # Each word quoted (FTS5 syntax characters taken literally), and as a prefix: without
         # stemming, "research" must still find "researched".
@@ -88,14 +89,15 @@ async def search_messages(
             text(
                 "SELECT m.id, m.seq, bm25(message_fts) AS score FROM message_fts "
                 "JOIN messages AS m ON m.rowid = message_fts.rowid "
-                "WHERE message_fts MATCH :match AND m.room_id = :room "
-                "AND m.seq >= :start AND m.seq < :bound "
+                "WHERE message_fts MATCH :match AND m.room_id = :room AND m.seq < :bound"
+                + after.format(seq="m.seq")
+                + " "
                 "ORDER BY score LIMIT :limit"
             ),
             {
                 "match": f'room_id:"{room_id}" AND content:({match})',
                 "room": room_id,
-                "start": start,
+                "start": from_seq,
                 "bound": bound,
                 "limit": limit,
             },
@@ -109,9 +111,11 @@ async def search_messages(
         text(
             "SELECT f.message_id, f.seq, ts_rank_cd(f.doc, q) AS score "
             "FROM message_fts AS f, to_tsquery('simple', :tsquery) AS q "
-            "WHERE f.room_id = :room AND f.seq >= :start AND f.seq < :bound AND f.doc @@ q "
+            "WHERE f.room_id = :room AND f.seq < :bound AND f.doc @@ q"
+            + after.format(seq="f.seq")
+            + " "
             "ORDER BY score DESC, f.seq DESC LIMIT :limit"
         ),
-        {"tsquery": tsquery, "room": room_id, "start": start, "bound": bound, "limit": limit},
+        {"tsquery": tsquery, "room": room_id, "start": from_seq, "bound": bound, "limit": limit},
     )
     return [MessageHit(row[0], row[1], float(row[2])) for row in rows]
