@@ -208,7 +208,7 @@ class DualContextBuilder:
                 facts=hits,
                 before_seq=bound,
                 stats=stats,
-                fact_keys=turn_keys(room, user) if settings.memory_context_max_items else (),
+                fact_keys=turn_keys(room, user),
             )
             recalled = found.turns
             # The facts drawn from the recalled turns: after those found by meaning.

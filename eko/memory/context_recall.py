@@ -78,6 +78,7 @@ class ContextRecall:
                 session, room_id, query, hop, vectors, facts, before_seq, stats
             )
             linked: list[MemoryItem] = []
+            # Facts off (no item in the context) means none drawn from turns either.
             wanted = min(settings.memory_turn_facts, settings.memory_context_max_items)
             if turns and fact_keys and wanted > 0:
                 known = {hit.item.id for hit in facts}
@@ -85,11 +86,9 @@ class ContextRecall:
                     session,
                     message_ids=[i for turn in turns for i in turn.message_ids],
                     keys=fact_keys,
-                    limit=settings.memory_turn_facts + len(known),
+                    limit=wanted + len(known),
                 )
-                linked = [item for item in found if item.id not in known][
-                    : settings.memory_turn_facts
-                ]
+                linked = [item for item in found if item.id not in known][:wanted]
             return Recalled(turns, linked)
 
     async def _turns_of(
