@@ -9,8 +9,6 @@ embedder's `calibrated_threshold`. Run it by hand when adding or changing a mode
 
 from __future__ import annotations
 
-import gzip
-import json
 import statistics
 import time
 from dataclasses import dataclass
@@ -20,6 +18,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from eko.bench.data_errors import BenchDataError, json_lines
 from eko.config import Settings
 from eko.embed import Embedder, build_embedder
 
@@ -78,11 +77,23 @@ class Calibration:
 
 
 def load_pairs(path: Path, limit: int | None = None) -> tuple[list[str], list[str], np.ndarray]:
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        rows = [json.loads(line) for line in handle if line.strip()]
-    rows = rows[:limit] if limit else rows
-    labels = np.array([int(row["label"]) for row in rows], dtype=np.int8)
-    return [row["text_a"] for row in rows], [row["text_b"] for row in rows], labels
+    """QQP pairs {text_a, text_b, label} per line (.jsonl or .jsonl.gz)."""
+    firsts: list[str] = []
+    seconds: list[str] = []
+    labels: list[int] = []
+    for number, row in json_lines(path):
+        if limit and len(labels) >= limit:
+            break
+        try:
+            text_a, text_b, label = str(row["text_a"]), str(row["text_b"]), int(row["label"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BenchDataError(
+                f"{path}:{number}: expected {{text_a, text_b, label}} ({exc!r})"
+            ) from exc
+        firsts.append(text_a)
+        seconds.append(text_b)
+        labels.append(label)
+    return firsts, seconds, np.array(labels, dtype=np.int8)
 
 
 def calibrate(

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from eko.bench.data_errors import BenchDataError
+
 DEFAULT_QA_FILE = Path(__file__).parent / "data" / "everyday_qa.jsonl"
 # A minimal prompt: the set measures the model, not Eko's persona.
 QA_SYSTEM_PROMPT = (
@@ -51,9 +53,9 @@ def load_questions(path: Path = DEFAULT_QA_FILE) -> list[QAItem]:
                     accept=tuple(str(a) for a in raw["accept"]),
                 )
             except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{number}: not a question line ({exc})") from exc
+                raise BenchDataError(f"{path}:{number}: not a question line ({exc})") from exc
             if not item.accept:
-                raise ValueError(f"{path}:{number}: {item.id} accepts no answer")
+                raise BenchDataError(f"{path}:{number}: {item.id} accepts no answer")
             items.append(item)
     return items
 

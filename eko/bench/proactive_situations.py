@@ -4,14 +4,13 @@ path). Speaking is right for some and wrong for others: precision and recall of 
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
+from eko.bench.data_errors import BenchDataError, json_lines
 from eko.bench.proactive_stack import new_stack, open_database
 from eko.llm.types import Provider
 
@@ -51,22 +50,22 @@ class Scores:
 
 def load_situations(path: Path) -> list[Situation]:
     situations = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        raw: dict[str, Any] = json.loads(line)
-        if raw["label"] not in ("message", "pass"):
-            raise ValueError(f"{raw.get('id')}: label must be message or pass")
-        situations.append(
-            Situation(
-                id=str(raw["id"]),
-                label=str(raw["label"]),
-                kind=str(raw.get("kind", "")),
-                goals=[(str(s), str(c)) for s, c in raw.get("goals", [])],
-                facts=[(str(s), str(c)) for s, c in raw.get("facts", [])],
-                messages=[(str(w), str(t)) for w, t in raw["messages"]],
+    for number, raw in json_lines(path):
+        try:
+            if raw["label"] not in ("message", "pass"):
+                raise ValueError(f"{raw.get('id')}: label must be message or pass")
+            situations.append(
+                Situation(
+                    id=str(raw["id"]),
+                    label=str(raw["label"]),
+                    kind=str(raw.get("kind", "")),
+                    goals=[(str(s), str(c)) for s, c in raw.get("goals", [])],
+                    facts=[(str(s), str(c)) for s, c in raw.get("facts", [])],
+                    messages=[(str(w), str(t)) for w, t in raw["messages"]],
+                )
             )
-        )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BenchDataError(f"{path}:{number}: not a situation ({exc!r})") from exc
     return situations
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -38,6 +39,13 @@ def context(
     backend: Annotated[
         str, typer.Option(help="sqlite or postgres (a fresh embedded PostgreSQL + pgvector).")
     ] = "sqlite",
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            dir_okay=False,
+            help="Write one JSON line per scored question: which method found it, sizes.",
+        ),
+    ] = None,
 ) -> None:
     """dual context on LoCoMo: content recall vs random and BM25 baselines, sizes, growth"""
     if backend not in BACKENDS:
@@ -46,6 +54,9 @@ def context(
         fail(f"unknown split {split!r}", fix="use all, dev, test, dev-q or test-q")
     if summarizer not in ("extractive", "model"):
         fail(f"unknown summarizer {summarizer!r}", fix="use extractive or model")
+    if report is not None and not report.parent.is_dir():
+        # Checked before the minutes of measuring, not after.
+        fail(f"no directory for the report: {report.parent}", fix="create it or pick another path")
     support.run_suite(
         "eko.bench.context",
         data=support.data_file(data, LOCOMO_FILE, "context"),
@@ -54,6 +65,7 @@ def context(
         summarizer=summarizer,
         budgets=budget or [],
         backend=backend,
+        report=report,
     )
 
 

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from eko.bench import DATA_DIR, LOCOMO_FILE, QQP_FILE
+from eko.bench.data_errors import BenchDataError
 from eko.cli.common import console, fail, load_settings, run
 from eko.logging import configure_logging
 
@@ -65,4 +66,10 @@ def run_suite(module_name: str, **options: Any) -> None:
     suite = module(module_name)
     settings = load_settings()
     configure_logging("WARNING")
-    run(suite.run(settings=settings, console=console, **options))
+    try:
+        run(suite.run(settings=settings, console=console, **options))
+    except BenchDataError as exc:
+        fail(
+            f"bad data file: {exc}",
+            fix="pass a file in the format this bench reads (its `--data` help says which)",
+        )

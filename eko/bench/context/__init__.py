@@ -15,7 +15,7 @@ the configured model, each answer cached on disk under <home>/bench-cache/ by it
 (summary_cache.py). The local model takes minutes per summary on 2 cores: use --limit.
 
     eko bench context [--data FILE] [--split all|dev|test|dev-q|test-q] [--limit N]
-                      [--summarizer model] [--budget N ...]
+                      [--summarizer model] [--budget N ...] [--report FILE]
 
 Splits by conversation: the three of locomo-dev-3.json are "dev" (Eko's defaults were tuned on
 them); every other LoCoMo conversation is "test". Splits by question: "dev-q" / "test-q" keep
@@ -23,10 +23,13 @@ every conversation and ~70 % / ~30 % of its questions by a stable hash of (conve
 question text) (data.py); retrieval is tuned on dev-q only and test-q is never tuned on.
 `--budget N` (repeatable) sweeps the single context budget (memory_context_max_chars): one
 row per budget for Eko, Eko without facts, random and BM25 (both filling that budget).
+`--report FILE` writes one JSON line per scored question: its text, category, answer,
+evidence ids, and for each method whether it was found and the context's size.
 """
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 from collections.abc import Sequence
@@ -69,9 +72,11 @@ async def run(
     summarizer: str = "extractive",
     budgets: Sequence[int] = (),
     backend: str = "sqlite",
+    report: Path | None = None,
 ) -> None:
     """Measure and print every table; `data` is LoCoMo's JSON (the caller checks it exists);
-    `backend`: sqlite or postgres (a fresh database of it, removed afterwards)."""
+    `backend`: sqlite or postgres (a fresh database of it, removed afterwards); `report`: a
+    JSON-lines file to write, one line per scored question (which method found it)."""
     chosen = select_split(load_locomo(data), split)
     if not chosen:
         console.print(f"no conversation of {data} is in the {split!r} split")
@@ -140,6 +145,19 @@ async def run(
         misses = sum(getattr(p, "misses", 0) for p in providers)
         console.print(f"summary cache: {hits} answers reused, {misses} asked to the model")
     print_growth(console, [built])
+    if report is not None:
+        write_report(report, result.per_question)
+        console.print(f"per-question report: {report} ({len(result.per_question)} lines)")
+
+
+def write_report(path: Path, rows: Sequence[dict[str, object]]) -> None:
+    """One JSON object per line; written to a temporary file first, so a failed run never
+    leaves half a report where a previous one was."""
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    partial.replace(path)
 
 
 def _summarizer(settings: Settings, name: str) -> tuple[list[Provider], str]:

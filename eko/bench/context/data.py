@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from eko.bench.data_errors import BenchDataError
 from eko.embed import Embedder, Kind
 
 _DATE = "%I:%M %p on %d %B, %Y"
@@ -37,47 +38,67 @@ class Conversation:
 
 
 def load_locomo(path: Path) -> list[Conversation]:
+    """LoCoMo's JSON: a list of samples {sample_id, conversation, qa[, observation]}; a file
+    that is not raises BenchDataError naming the sample and what is missing."""
+    try:
+        samples = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BenchDataError(f"{path}: not a LoCoMo JSON file ({exc})") from exc
+    if not isinstance(samples, list):
+        raise BenchDataError(f"{path}: expected a JSON list of conversations (LoCoMo format)")
     conversations = []
-    for sample in json.loads(path.read_text(encoding="utf-8")):
-        conv = sample["conversation"]
-        numbers = sorted(
-            int(key.split("_")[1])
-            for key in conv
-            if re.fullmatch(r"session_\d+", key) and conv[key]
-        )
-        sessions = [
-            (datetime.strptime(conv[f"session_{n}_date_time"], _DATE), conv[f"session_{n}"])
-            for n in numbers
-        ]
-        questions = [
-            Question(
-                qa["question"],
-                int(qa["category"]),
-                _evidence_ids(qa.get("evidence", [])),
-                str(qa.get("answer", "")),
-            )
-            for qa in sample["qa"]
-        ]
-        observed = sample.get("observation", {})
-        observations = [
-            [
-                (speaker, fact, dia)
-                for speaker, facts in observed.get(f"session_{n}_observation", {}).items()
-                for fact, raw in facts
-                for dia in _evidence_ids([raw] if isinstance(raw, str) else raw)[:1]
-            ]
-            for n in numbers
-        ]
-        conversations.append(
-            Conversation(
-                sample["sample_id"],
-                (conv["speaker_a"], conv["speaker_b"]),
-                sessions,
-                questions,
-                observations,
-            )
-        )
+    for number, sample in enumerate(samples, start=1):
+        try:
+            conversations.append(_conversation(sample))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+            name = sample.get("sample_id", "?") if isinstance(sample, dict) else "?"
+            raise BenchDataError(
+                f"{path}: conversation #{number} ({name}) is not in LoCoMo's format: {what}"
+            ) from exc
     return conversations
+
+
+def _conversation(sample: dict[str, Any]) -> Conversation:
+    conv = sample["conversation"]
+    numbers = sorted(
+        int(key.split("_")[1]) for key in conv if re.fullmatch(r"session_\d+", key) and conv[key]
+    )
+    sessions = [
+        (datetime.strptime(conv[f"session_{n}_date_time"], _DATE), conv[f"session_{n}"])
+        for n in numbers
+    ]
+    questions = [
+        Question(
+            qa["question"],
+            int(qa["category"]),
+            _evidence_ids(qa.get("evidence", [])),
+            str(qa.get("answer", "")),
+        )
+        for qa in sample["qa"]
+    ]
+    observed = sample.get("observation", {})
+    observations = [
+        [
+            (speaker, fact, dia)
+            for speaker, facts in observed.get(f"session_{n}_observation", {}).items()
+            for fact, raw in facts
+            for dia in _evidence_ids([raw] if isinstance(raw, str) else raw)[:1]
+        ]
+        for n in numbers
+    ]
+    for _, turns in sessions:
+        for turn in turns:
+            for key in ("speaker", "dia_id", "text"):
+                if not isinstance(turn.get(key), str):
+                    raise ValueError(f"a turn has no {key!r} string: {str(turn)[:80]}")
+    return Conversation(
+        sample["sample_id"],
+        (conv["speaker_a"], conv["speaker_b"]),
+        sessions,
+        questions,
+        observations,
+    )
 
 
 # The conversations of locomo-dev-3.json: Eko's defaults (ragMinScore, facts min score, budgets)

@@ -63,6 +63,8 @@ class RecallResult:
     questions: int
     excluded_adversarial: int
     skipped_no_evidence: int
+    # One per scored question: what `--report` writes (which method found it, at what size).
+    per_question: list[dict[str, object]] = field(default_factory=list)
 
 
 def select_questions(
@@ -101,6 +103,7 @@ async def measure(
     methods = {name: MethodScore() for name in method_names(variants)}
     coverage = MethodScore()
     kept: list[tuple[LoadedRoom, Question, list[str], str]] = []
+    rows: list[dict[str, object]] = []
     skipped = 0
     for number, (conversation, question) in enumerate(selected):
         loaded = rooms[conversation.sample_id]
@@ -130,10 +133,23 @@ async def measure(
         assert first is not None
         context = first
         budget = len(context.text)
+        hits = {
+            name: found(evidence, question.answer, Context.of(text))
+            for name, text in candidates.items()
+        }
         for name, text in candidates.items():
-            methods[name].add(
-                question.category, found(evidence, question.answer, Context.of(text)), len(text)
-            )
+            methods[name].add(question.category, hits[name], len(text))
+        rows.append(
+            {
+                "conversation": conversation.sample_id,
+                "question": question.text,
+                "category": question.category,
+                "answer": question.answer,
+                "evidence": question.evidence,
+                "found": hits,
+                "chars": {name: len(text) for name, text in candidates.items()},
+            }
+        )
         parts = context.parts
         coverage.add(
             question.category,
@@ -152,4 +168,5 @@ async def measure(
             methods["unrelated (control)"].add(
                 question.category, found(evidence, question.answer, Context.of(text)), len(text)
             )
-    return RecallResult(methods, coverage, len(kept), 0, skipped)  # the caller counts cat. 5
+    # The caller counts category 5.
+    return RecallResult(methods, coverage, len(kept), 0, skipped, rows)

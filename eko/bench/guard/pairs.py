@@ -8,7 +8,6 @@ chosen on `dev`; `test` only reports.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
@@ -18,6 +17,7 @@ from typing import Literal
 
 import numpy as np
 
+from eko.bench.data_errors import BenchDataError, json_lines
 from eko.embed import Embedder
 from eko.embed.base import Kind
 from eko.guard.normalize import normalize_question
@@ -49,20 +49,18 @@ def split_of(text_a: str, text_b: str) -> Split:
 
 def load_pairs(path: Path, limit: int | None = None) -> list[Pair]:
     """{text_a, text_b, label[, lang]} per line, .jsonl or .jsonl.gz."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        rows = [json.loads(line) for line in handle if line.strip()]
-    rows = rows[:limit] if limit else rows
-    return [
-        Pair(
-            row["text_a"],
-            row["text_b"],
-            int(row["label"]),
-            row.get("lang"),
-            split_of(row["text_a"], row["text_b"]),
-        )
-        for row in rows
-    ]
+    pairs: list[Pair] = []
+    for number, row in json_lines(path):
+        if limit and len(pairs) >= limit:
+            break
+        try:
+            text_a, text_b, label = str(row["text_a"]), str(row["text_b"]), int(row["label"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BenchDataError(
+                f"{path}:{number}: expected {{text_a, text_b, label[, lang]}} ({exc!r})"
+            ) from exc
+        pairs.append(Pair(text_a, text_b, label, row.get("lang"), split_of(text_a, text_b)))
+    return pairs
 
 
 def pair_key(question: str, stored: str) -> tuple[str, str]:

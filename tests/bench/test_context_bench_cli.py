@@ -1,0 +1,137 @@
+"""`eko bench context` end to end on a tiny LoCoMo file: the real embedder, each backend, the
+CLI's table and its per-question report; and bad data files refused with a message."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from eko.cli import bench
+
+FILLER = [
+    "How was your weekend?",
+    "Pretty quiet, I read a book about sailing.",
+    "That sounds relaxing, which book?",
+    "A memoir by an old captain, lovely pictures.",
+    "Did you cook anything nice?",
+    "Just pasta, nothing fancy this time.",
+]
+
+
+def _conversation(sample_id: str, a: str, b: str, planted: str, question: str) -> dict:
+    def session(number: int, texts: list[str]) -> list[dict[str, str]]:
+        return [
+            {"speaker": (a, b)[i % 2], "dia_id": f"D{number}:{i + 1}", "text": text}
+            for i, text in enumerate(texts)
+        ]
+
+    return {
+        "sample_id": sample_id,
+        "conversation": {
+            "speaker_a": a,
+            "speaker_b": b,
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": session(1, [*FILLER[:4], planted, *FILLER[4:]]),
+            "session_2_date_time": "10:00 am on 9 June, 2023",
+            "session_2": session(2, FILLER * 3),
+        },
+        "qa": [
+            {"question": question, "answer": "", "category": 4, "evidence": ["D1:5"]},
+            {"question": "What did they never mention?", "category": 5, "evidence": []},
+        ],
+    }
+
+
+def _locomo(path: Path) -> Path:
+    samples = [
+        _conversation(
+            "conv-x",
+            "Ana",
+            "Ben",
+            "I adopted a tortoise called Zephyrine from the Lisbon shelter.",
+            "What is the name of the tortoise Ana adopted from the shelter?",
+        ),
+        _conversation(
+            "conv-y",
+            "Cleo",
+            "Dan",
+            "My violin teacher Ottoline moved to Reykjavik last winter.",
+            "Where did Cleo's violin teacher move to?",
+        ),
+    ]
+    path.write_text(json.dumps(samples), encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_the_bench_scores_each_question_and_reports_it(tmp_path: Path, backend: str) -> None:
+    report = tmp_path / "report.jsonl"
+    result = CliRunner().invoke(
+        bench.app,
+        [
+            "context",
+            "--data",
+            str(_locomo(tmp_path / "locomo.json")),
+            "--budget",
+            "1500",
+            "--backend",
+            backend,
+            "--report",
+            str(report),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Content recall on LoCoMo" in result.output and "per-question report" in result.output
+    lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    # The adversarial questions are not scored: one line per conversation's real question.
+    assert [line["conversation"] for line in lines] == ["conv-x", "conv-y"]
+    for line in lines:
+        assert {"random turns, 1,500 budget", "BM25 turns, 1,500 budget"} <= set(line["found"])
+        assert line["evidence"] == ["D1:5"] and line["category"] == 4
+        # The planted turn is two sessions back, far outside the recent turns...
+        assert line["found"]["recent only"] is False
+        # ...and Eko's context, within the budget, recalls it.
+        assert line["found"]["eko without facts, 1,500 budget"] is True
+        assert line["chars"]["eko without facts, 1,500 budget"] <= 1500
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("not json", "not a LoCoMo JSON file"),
+        ('{"sample_id": "x"}', "expected a JSON list of conversations"),
+        ('[{"sample_id": "conv-z", "qa": []}]', "conversation #1 (conv-z)"),
+        (
+            '[{"sample_id": "conv-z", "qa": [], "conversation": {"speaker_a": "A", '
+            '"speaker_b": "B", "session_1_date_time": "yesterday", "session_1": [{}]}}]',
+            "conversation #1 (conv-z) is not in LoCoMo's format",
+        ),
+    ],
+)
+def test_a_file_not_in_locomo_format_is_refused_with_a_message(
+    tmp_path: Path, content: str, said: str
+) -> None:
+    data = tmp_path / "broken.json"
+    data.write_text(content, encoding="utf-8")
+    report = tmp_path / "report.jsonl"
+    result = CliRunner().invoke(
+        bench.app, ["context", "--data", str(data), "--report", str(report)]
+    )
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())  # the console wraps long lines
+    assert "bad data file" in output and said in output and str(data) in output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert not report.exists()
+
+
+def test_a_report_without_its_directory_fails_before_measuring(tmp_path: Path) -> None:
+    data = _locomo(tmp_path / "locomo.json")
+    result = CliRunner().invoke(
+        bench.app, ["context", "--data", str(data), "--report", str(tmp_path / "no" / "r.jsonl")]
+    )
+    assert result.exit_code == 1
+    assert "no directory for the report" in " ".join(result.output.split())
