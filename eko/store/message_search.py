@@ -2,7 +2,8 @@
 
 SQLite: FTS5 (`message_fts`, rowid = the message's rowid), ranked by bm25. PostgreSQL:
 a 'simple' text search vector of the accent-folded content, stored per message in
-`message_fts` behind a GIN index (migration 0009), ranked by ts_rank_cd. The query is the
+`message_fts` behind a GIN index (migration 0009), ranked by BM25 computed in SQL (the
+room's document frequencies), like FTS5's. The query is the
 message's significant words, each as a prefix (no stemming in either: "research" finds
 "researched"), joined by OR: a question finds the turns that share any of its rarer words,
 best first.
@@ -10,6 +11,7 @@ best first.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Collection
@@ -30,6 +32,13 @@ STOPWORDS = frozenset(
     for word in line.split()
 )
 MAX_QUERY_WORDS = 24
+# BM25's usual constants, as SQLite FTS5's bm25() uses them.
+BM25_K1 = 1.2
+BM25_B = 0.75
+# PostgreSQL: a word in more than this share of a room's messages (at least COMMON_MIN) is
+# common; turns are ranked when they hold a rarer word (see _search_postgres).
+COMMON_SHARE = 0.05
+COMMON_MIN = 50
 # PostgreSQL's indexed document (migrations 0008 and 0009 build the index on this expression):
 # accents folded by translate(), which is immutable (the unaccent extension may be missing).
 PG_DOCUMENT = (
@@ -104,18 +113,74 @@ async def search_messages(
         )
         # bm25() is lower for better matches.
         return [MessageHit(row[0], row[1], -float(row[2])) for row in rows]
-    tsquery = " | ".join(f"{word}:*" for word in words)
-    # The vectors stored by migration 0009 (message_fts, kept by triggers): ranking the matches
-    # reads them instead of recomputing each from its text.
+    return await _search_postgres(session, room_id, words, limit, bound, after, from_seq)
+
+
+async def _search_postgres(
+    session: AsyncSession,
+    room_id: str,
+    words: list[str],
+    limit: int,
+    bound: int,
+    after: str,
+    from_seq: int | None,
+) -> list[MessageHit]:
+    """Ranked by BM25 as FTS5 ranks: PostgreSQL's own ranks (ts_rank, ts_rank_cd) weigh every
+    word alike, so a common word ("dance" in a dancer's room) outranked a rare one.
+
+    First the room's size (one index seek), then each word's document frequency in the room,
+    counted up to COMMON_SHARE of it (one round trip, each count an index scan that stops
+    there). Words that common add little
+    to BM25 and match most of the room: only turns holding a rarer word are ranked (when
+    every word is common, all are searched). Each ranked turn scores the IDF of the words it
+    holds, with BM25's length normalisation against the matches' average length (a word
+    counts once per turn: turns are short)."""
+    size_row = await session.execute(
+        text("SELECT seq FROM message_fts WHERE room_id = :room ORDER BY seq DESC LIMIT 1"),
+        {"room": room_id},
+    )
+    # Seqs count the room's messages (a deleted one leaves a gap: a logarithm barely moves).
+    size = max(1, int(size_row.scalar() or 0))
+    cap = max(COMMON_MIN, int(size * COMMON_SHARE))
+    counts = await session.execute(
+        text(
+            "SELECT w, (SELECT count(*) FROM (SELECT 1 FROM message_fts AS f"
+            " WHERE f.room_id = :room AND f.doc @@ to_tsquery('simple', w || ':*')"
+            " LIMIT :cap) AS s) FROM unnest(CAST(:words AS text[])) AS w"
+        ),
+        {"room": room_id, "words": words, "cap": cap},
+    )
+    frequency = {row[0]: int(row[1]) for row in counts}
+    present = [w for w in words if frequency.get(w, 0) > 0]
+    if not present:
+        return []
+    rare = [w for w in present if frequency[w] < cap] or present
+    idf = [math.log(1 + (size - frequency[w] + 0.5) / (frequency[w] + 0.5)) for w in present]
     rows = await session.execute(
         text(
-            "SELECT f.message_id, f.seq, ts_rank_cd(f.doc, q) AS score "
-            "FROM message_fts AS f, to_tsquery('simple', :tsquery) AS q "
-            "WHERE f.room_id = :room AND f.seq < :bound AND f.doc @@ q"
-            + after.format(seq="f.seq")
-            + " "
-            "ORDER BY score DESC, f.seq DESC LIMIT :limit"
+            "WITH terms AS ("
+            " SELECT to_tsquery('simple', w || ':*') AS q, idf"
+            " FROM unnest(CAST(:words AS text[]), CAST(:idf AS float8[])) AS t(w, idf)), "
+            "hits AS ("
+            " SELECT f.message_id, f.seq, f.doc, length(f.doc) AS len FROM message_fts AS f"
+            " WHERE f.room_id = :room AND f.seq < :bound"
+            " AND f.doc @@ to_tsquery('simple', :match)" + after.format(seq="f.seq") + ") "
+            "SELECT h.message_id, h.seq,"
+            " (SELECT sum(t.idf) FROM terms AS t WHERE h.doc @@ t.q)"
+            " * (:k1 + 1) / (1 + :k1 * (1 - :b + :b * h.len / greatest(avg(h.len) OVER (), 1)))"
+            " AS score "
+            "FROM hits AS h ORDER BY score DESC, h.seq DESC LIMIT :limit"
         ),
-        {"tsquery": tsquery, "room": room_id, "start": from_seq, "bound": bound, "limit": limit},
+        {
+            "words": present,
+            "idf": idf,
+            "match": " | ".join(f"{word}:*" for word in rare),
+            "room": room_id,
+            "start": from_seq,
+            "bound": bound,
+            "limit": limit,
+            "k1": BM25_K1,
+            "b": BM25_B,
+        },
     )
     return [MessageHit(row[0], row[1], float(row[2])) for row in rows]
