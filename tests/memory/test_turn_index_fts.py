@@ -103,3 +103,17 @@ async def test_postgresql_ranks_the_stored_vectors_through_an_index(
         assert "to_tsvector" not in statement  # ranked from the stored vectors
         plan = await _explain(kit, statement, parameters)
         assert "on message_fts" in plan and "Seq Scan" not in plan, plan
+
+
+async def test_odd_queries_never_break_the_search(kit_factory: Callable[..., MemoryKit]) -> None:
+    """Words the query parser treats specially, or that hold no lexeme, are searched or
+    skipped: never an error (the words reach to_tsquery on PostgreSQL, MATCH on SQLite)."""
+    kit = kit_factory()
+    alice = await kit.user("Alice")
+    room = await kit.room(alice)
+    said = await kit.say(room, "Le fichier config_prod du projet C++ à 日本語 tient.", user=alice)
+    seq = said.seq
+    for query in ["config_prod", "___ ???", "C++ AND OR NOT", "l'été: (x) | !y & z*", "日本語"]:
+        found = await _found(kit, room.id, query)
+        assert found in ([], [seq]), (query, found)
+    assert await _found(kit, room.id, "config_prod") == [seq]
