@@ -18,7 +18,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from eko.bench.data_errors import BenchDataError, json_lines
+from eko.bench.guard.pairs import load_pairs as read_pairs
 from eko.config import Settings
 from eko.embed import Embedder, build_embedder
 
@@ -77,23 +77,11 @@ class Calibration:
 
 
 def load_pairs(path: Path, limit: int | None = None) -> tuple[list[str], list[str], np.ndarray]:
-    """QQP pairs {text_a, text_b, label} per line (.jsonl or .jsonl.gz)."""
-    firsts: list[str] = []
-    seconds: list[str] = []
-    labels: list[int] = []
-    for number, row in json_lines(path):
-        if limit and len(labels) >= limit:
-            break
-        try:
-            text_a, text_b, label = str(row["text_a"]), str(row["text_b"]), int(row["label"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BenchDataError(
-                f"{path}:{number}: expected {{text_a, text_b, label}} ({exc!r})"
-            ) from exc
-        firsts.append(text_a)
-        seconds.append(text_b)
-        labels.append(label)
-    return firsts, seconds, np.array(labels, dtype=np.int8)
+    """QQP pairs {text_a, text_b, label} per line (.jsonl or .jsonl.gz), read by the guard
+    bench's reader, as the two texts and the labels."""
+    pairs = read_pairs(path, limit)
+    labels = np.array([pair.label for pair in pairs], dtype=np.int8)
+    return [pair.text_a for pair in pairs], [pair.text_b for pair in pairs], labels
 
 
 def calibrate(
