@@ -128,29 +128,28 @@ async def _search_postgres(
     """Ranked by BM25 as FTS5 ranks: PostgreSQL's own ranks (ts_rank, ts_rank_cd) weigh every
     word alike, so a common word ("dance" in a dancer's room) outranked a rare one.
 
-    First, in one round trip, the room's size (one index seek) and each word's document
-    frequency in the room, counted up to COMMON_SHARE of it (an index scan that stops there).
-    Words that common add little to BM25 and match most of the room: only turns holding a
-    rarer word are ranked (when every word is common, all are searched). Each ranked turn scores the IDF of the words it
+    First the room's size (one index seek), then each word's document frequency in the room,
+    counted up to COMMON_SHARE of it (one round trip, each count an index scan that stops
+    there). Words that common add little
+    to BM25 and match most of the room: only turns holding a rarer word are ranked (when
+    every word is common, all are searched). Each ranked turn scores the IDF of the words it
     holds, with BM25's length normalisation against the matches' average length (a word
     counts once per turn: turns are short)."""
-    counts = (
-        await session.execute(
-            text(
-                # The room's size from one index seek: seqs count its messages (a deleted one
-                # leaves a gap, which barely moves a logarithm).
-                "WITH size AS (SELECT coalesce((SELECT seq FROM message_fts"
-                " WHERE room_id = :room ORDER BY seq DESC LIMIT 1), 1) AS n) "
-                "SELECT w, (SELECT count(*) FROM (SELECT 1 FROM message_fts AS f"
-                " WHERE f.room_id = :room AND f.doc @@ to_tsquery('simple', w || ':*')"
-                " LIMIT (SELECT greatest(:least, floor(n * :share))::int FROM size)) AS s),"
-                " (SELECT n FROM size) FROM unnest(CAST(:words AS text[])) AS w"
-            ),
-            {"room": room_id, "words": words, "least": COMMON_MIN, "share": COMMON_SHARE},
-        )
-    ).all()
-    size = max(1, int(counts[0][2]))
-    cap = max(COMMON_MIN, int(size * COMMON_SHARE))  # as the counts were capped
+    size_row = await session.execute(
+        text("SELECT seq FROM message_fts WHERE room_id = :room ORDER BY seq DESC LIMIT 1"),
+        {"room": room_id},
+    )
+    # Seqs count the room's messages (a deleted one leaves a gap: a logarithm barely moves).
+    size = max(1, int(size_row.scalar() or 0))
+    cap = max(COMMON_MIN, int(size * COMMON_SHARE))
+    counts = await session.execute(
+        text(
+            "SELECT w, (SELECT count(*) FROM (SELECT 1 FROM message_fts AS f"
+            " WHERE f.room_id = :room AND f.doc @@ to_tsquery('simple', w || ':*')"
+            " LIMIT :cap) AS s) FROM unnest(CAST(:words AS text[])) AS w"
+        ),
+        {"room": room_id, "words": words, "cap": cap},
+    )
     frequency = {row[0]: int(row[1]) for row in counts}
     present = [w for w in words if frequency.get(w, 0) > 0]
     if not present:

@@ -97,9 +97,8 @@ async def test_postgresql_ranks_the_stored_vectors_through_an_index(
         assert len(await _found(kit, room.id, "lighthouse seagulls")) == 12
     finally:
         event.remove(kit.database.engine.sync_engine, "before_cursor_execute", capture)
-    # The room's size with the words' document frequencies, then the ranking: neither reads
-    # the whole table.
-    assert len(statements) == 2
+    # The room's size, the words' document frequencies, the ranking: none reads the whole table.
+    assert len(statements) == 3
     for statement, parameters in statements:
         assert "to_tsvector" not in statement  # ranked from the stored vectors
         plan = await _explain(kit, statement, parameters)
