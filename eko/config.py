@@ -87,6 +87,10 @@ class Settings(
     environment: str = "dev"
     host: str = "127.0.0.1"
     port: int = 8000
+    # Seconds an idle HTTP keep-alive connection stays open. Longer than clients' and proxies'
+    # own idle timeouts (httpx 5 s, nginx 60 s, cloud load balancers 60 s), so the server never
+    # closes a connection at the moment a client reuses it (the client sees it dropped).
+    http_keep_alive_s: int = Field(default=75, ge=1, le=3600)
     log_level: str = "INFO"
     # Log prompt text into llm_calls.prompt (never on by default: prompts hold user data).
     debug_dump_prompts: bool = False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 import uvicorn
@@ -73,20 +73,25 @@ def serve(
         serve_workers(settings, migrate=migrate)
         return
     app = create_app(settings, migrate=migrate)
-    uvicorn.run(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_config=None,
-        access_log=False,
-        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
-    )
+    uvicorn.run(app, **server_options(settings))
 
 
 # On SIGTERM/SIGINT uvicorn stops accepting, lets open requests finish for this long (live
 # event streams never finish by themselves), then the app drains: accepted messages are still
 # answered and stored, running jobs get EKO_JOBS_SHUTDOWN_GRACE_S.
 GRACEFUL_SHUTDOWN_S = 10
+
+
+def server_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's options for one process or several (logging is Eko's own)."""
+    return {
+        "host": settings.host,
+        "port": settings.port,
+        "log_config": None,
+        "access_log": False,
+        "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_S,
+        "timeout_keep_alive": settings.http_keep_alive_s,
+    }
 
 
 def refuse_unshareable(settings: Settings) -> None:
@@ -124,12 +129,8 @@ def serve_workers(settings: Settings, *, migrate: bool) -> None:
     uvicorn.run(
         "eko.cli.serve:app_from_environment",
         factory=True,
-        host=settings.host,
-        port=settings.port,
         workers=settings.workers,
-        log_config=None,
-        access_log=False,
-        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        **server_options(settings),
     )
 
 
