@@ -37,6 +37,8 @@ def test_phone_width(new_page: PageFactory) -> None:
     expect(reply).to_have_attribute("data-state", "done")
     send(page, "markdown")
     expect(page.locator(".messages pre code")).to_be_visible()
+    # The send button is hidden (the stop button takes its place) until the answer is done.
+    expect(reply.last).to_have_attribute("data-state", "done")
     assert no_horizontal_scroll(page)
     for selector in ("[data-testid=signout]", COMPOSER, "button.send"):
         box = page.locator(selector).bounding_box()
