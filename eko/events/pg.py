@@ -97,6 +97,7 @@ class PgNotifyBus:
         while not self._closing:
             lost = asyncio.Event()
             connection: Any = None
+            collected = False
             try:
                 connection = await asyncpg.connect(self._dsn)
                 connection.add_termination_listener(functools.partial(_set, lost))
@@ -107,13 +108,23 @@ class PgNotifyBus:
                 log.warning("events.listener_lost")
             except asyncio.CancelledError:
                 raise
+            except GeneratorExit:
+                # Closed by the garbage collector (this task was never closed and nothing
+                # refers to it any more): nothing may be awaited now. An await here would run
+                # asyncpg's close under asyncio.timeout in whatever task happens to be running,
+                # and that timeout would cancel that unrelated task two seconds later.
+                collected = True
+                raise
             except Exception:
                 log.exception("events.listen_failed")
             finally:
                 self._listening.clear()
                 if connection is not None:
-                    with contextlib.suppress(Exception):
-                        await connection.close(timeout=2)
+                    if collected:
+                        connection.terminate()
+                    else:
+                        with contextlib.suppress(Exception):
+                            await connection.close(timeout=2)
             if not self._closing:
                 await asyncio.sleep(self._reconnect_s)
 

@@ -58,8 +58,8 @@ async def served(
     finally:
         await services.chat.drain()
         await services.jobs.drain()
-        await services.jobs.aclose()
-        await database.dispose()
+        # All of it: a PostgreSQL listener left open would be garbage collected in a later test.
+        await services.aclose()
 
 
 async def until(condition: Callable[[], bool]) -> None:

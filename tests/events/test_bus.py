@@ -4,6 +4,7 @@ PostgreSQL LISTEN/NOTIFY between two buses (two processes)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -94,3 +95,26 @@ async def test_listen_notify_carries_events_between_two_buses(
         await publisher.aclose()
         await listener.aclose()
         await other_process.dispose()
+
+
+async def test_a_listener_collected_unclosed_cancels_no_other_task(
+    database: Database, backend: str
+) -> None:
+    if backend != "postgres":
+        pytest.skip("LISTEN/NOTIFY is PostgreSQL's")
+    bus = PgNotifyBus(database)
+    listening = asyncio.create_task(bus._listen())
+    try:
+        await asyncio.wait_for(bus._listening.wait(), 10)
+        # What the garbage collector does to a pending task nothing refers to any more. An
+        # await while closing (asyncpg's close runs under asyncio.timeout) raised
+        # "coroutine ignored GeneratorExit" and armed a timer that cancelled whichever task
+        # was running (here, this test) two seconds later.
+        listening.get_coro().close()
+        await asyncio.sleep(2.5)
+        assert not bus._listening.is_set()
+    finally:
+        bus._closing = True
+        listening.cancel()
+        with contextlib.suppress(BaseException):
+            await listening
