@@ -46,7 +46,7 @@ from eko.embed import Embedder, build_embedder
 from eko.llm.providers import FunctionModel
 from eko.memory.context import DualContextBuilder
 from eko.memory.multihop import MultiHop, decompose
-from eko.memory.turn_index import COLLECTION, speaker_line
+from eko.memory.turn_index import COLLECTION, PREVIOUS_GAP, speaker_line, window_line
 from eko.memory.turn_recall import RecalledTurn
 from eko.store import rooms as room_repo
 from eko.store import users as user_repo
@@ -91,6 +91,19 @@ def corpus_from_locomo(path: Path, questions: int = QUESTIONS) -> Corpus:
         asked.extend(q.text for q in conversation.questions if q.category != 5 and q.text)
     step = max(1, len(asked) // questions) if questions else 1
     return Corpus(turns, asked[::step][:questions])
+
+
+def indexed_texts(turns: Sequence[CorpusTurn]) -> list[str]:
+    """Each turn's text as the turn index embeds it (speaker and words, after the head of the
+    turn before when said in the same sitting)."""
+    texts = []
+    for index, turn in enumerate(turns):
+        line = speaker_line(turn.speaker, turn.text)
+        before = turns[index - 1] if index else None
+        if before is not None and before.text.strip() and turn.when - before.when <= PREVIOUS_GAP:
+            line = window_line(speaker_line(before.speaker, before.text), line)
+        texts.append(line)
+    return texts
 
 
 @dataclass
@@ -336,8 +349,8 @@ async def run(
     """`sizes` default to SIZES (1k, 10k turns), `backends` to both."""
     corpus = corpus_from_locomo(data, questions)
     embedder = CachedEmbedder(build_embedder(settings))
-    # As the turn index embeds them (speaker and words): the room's indexing reads the cache.
-    distinct = list(dict.fromkeys(speaker_line(turn.speaker, turn.text) for turn in corpus.turns))
+    # As the turn index embeds them: the room's indexing reads the cache.
+    distinct = list(dict.fromkeys(indexed_texts(corpus.turns)))
     cache = settings.home / "bench-cache" / "recall"
     with console.status(f"embedding {len(distinct):,} distinct turns of {data.name}…"):
         started = time.perf_counter()

@@ -8,6 +8,12 @@ research?"), and a turn rarely names its own speaker. On LoCoMo's dev questions 
 took dense recall at ~6k characters from 40% to 72% (an offline run on the bench's data);
 vectors written before it (content only) still work and `eko memory reindex` rewrites them.
 
+The vector is of the turn *after the head of the turn before it* (when that one was said in
+the same sitting): a reply makes sense with what it answers ("Yes, every weekend!" after "Do
+you still paint?"). On the dev questions, dense ranking alone put every evidence turn of a
+question in its top 20 for 65% of them instead of 57%, and the context's content recall at
+16k characters went from 90.0% to 92.7% (`eko bench context`, dev-q).
+
 Messages are indexed as they arrive, off the request path: after each reply the TurnIndexHook
 job embeds the exchange (and any newer message still missing). A context build only catches
 up the turns its search can return (older than the recent window) that are still missing —
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import numpy as np
 import structlog
@@ -41,6 +48,10 @@ EMBED_CHARS = 1_000
 BATCH = 64
 # Ids per IN (...) list when checking which messages have a vector.
 IN_CHUNK = 500
+# The head of the turn before that goes into a turn's vector, and how far back it may be:
+# further apart, the two turns belong to different sittings and one says nothing of the other.
+PREVIOUS_CHARS = 400
+PREVIOUS_GAP = timedelta(hours=6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,8 +191,12 @@ class TurnIndex:
         if not kept:
             return 0
         # The embedded text is stored with the vector: `eko db reembed` redoes it from there.
-        names = await speaker_names(session, kept)
-        texts = [embedded_text(m, names, self._assistant_name) for m in kept]
+        previous = await _previous_turns(session, room_id, kept)
+        names = await speaker_names(session, [*kept, *previous.values()])
+        texts = [
+            embedded_text(m, names, self._assistant_name, previous=previous.get(m.seq - 1))
+            for m in kept
+        ]
         vectors = await self._embedder.embed(texts, kind="passage")
         await self._vectors.upsert_many(
             session,
@@ -196,9 +211,55 @@ class TurnIndex:
         return len(kept)
 
 
-def embedded_text(message: Message, names: Mapping[int, str], assistant_name: str) -> str:
-    """What a turn's vector is of (speaker_line)."""
-    return speaker_line(speaker_of(message, names, assistant_name), message.content)
+async def _previous_turns(
+    session: AsyncSession, room_id: str, messages: Sequence[Message]
+) -> dict[int, Message]:
+    """The room's turns just before `messages`, by seq (one lookup per IN_CHUNK seqs)."""
+    seqs = sorted({m.seq - 1 for m in messages if m.seq > 1})
+    found: dict[int, Message] = {}
+    for start in range(0, len(seqs), IN_CHUNK):
+        chunk = seqs[start : start + IN_CHUNK]
+        rows = await session.execute(
+            select(Message)
+            .where(
+                Message.room_id == room_id,
+                Message.seq.in_(chunk),
+                Message.role.in_(("user", "assistant")),
+            )
+            .limit(len(chunk))  # (room, seq) is unique
+        )
+        found.update((m.seq, m) for m in rows.scalars())
+    return found
+
+
+def embedded_text(
+    message: Message,
+    names: Mapping[int, str],
+    assistant_name: str,
+    *,
+    previous: Message | None = None,
+) -> str:
+    """What a turn's vector is of: the head of the turn before it, if said in the same
+    sitting (window_line), then the turn (speaker_line)."""
+    line = speaker_line(speaker_of(message, names, assistant_name), message.content)
+    if previous is None or not previous.content.strip():
+        return line
+    if _apart(message.created_at, previous.created_at) > PREVIOUS_GAP:
+        return line
+    before = speaker_line(speaker_of(previous, names, assistant_name), previous.content)
+    return window_line(before, line)
+
+
+def _apart(a: datetime, b: datetime) -> timedelta:
+    # SQLite hands back naive UTC times, PostgreSQL aware ones: compare like with like.
+    if (a.tzinfo is None) != (b.tzinfo is None):
+        a, b = a.replace(tzinfo=None), b.replace(tzinfo=None)
+    return abs(a - b)
+
+
+def window_line(previous_line: str, line: str) -> str:
+    """A turn's line after the head of the one before it."""
+    return f"{previous_line[:PREVIOUS_CHARS]}\n{line}"
 
 
 def speaker_line(speaker: str, content: str) -> str:

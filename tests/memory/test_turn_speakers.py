@@ -5,13 +5,14 @@ their neighbours."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from sqlalchemy import select
 
 from eko.embed.base import Kind
 from eko.memory.speakers import speaker_words
-from eko.memory.turn_index import COLLECTION
+from eko.memory.turn_index import COLLECTION, PREVIOUS_CHARS
 from eko.memory.turn_recall import recall_turns, render_recalled
 from eko.store.message_search import query_words, search_messages
 from eko.store.models import Embedding
@@ -20,6 +21,7 @@ from .conftest import MemoryKit, make_kit
 
 # One axis per person and one per topic: a question naming Bob is nearest to Bob's turns only
 # when the turn's vector carries its speaker.
+MINUTE = timedelta(minutes=1)
 AXES = {"alice": 0, "bob": 1, "paint": 2, "paints": 2, "painting": 2, "garden": 3}
 
 
@@ -73,9 +75,13 @@ async def test_a_turn_is_embedded_with_its_speaker_and_found_by_who_said_it(
     kit = make_kit(kit_factory().database, recent_turns=1, embedder=embedder)
     alice, bob = await kit.user("Alice"), await kit.user("Bob")
     room = await kit.room(alice, kind="lobby", members=[bob])
-    await kit.say(room, "I paint on Sundays.", user=alice)
-    await kit.say(room, "I paint on Sundays.", user=bob)
-    await kit.say(room, "Both of you, how nice.", role="assistant")
+    # Days apart, so each turn's vector is of that turn alone (no turn before it in the sitting).
+    day = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+    await kit.say(room, "I paint on Sundays.", user=alice, created_at=day)
+    await kit.say(room, "I paint on Sundays.", user=bob, created_at=day + timedelta(days=1))
+    await kit.say(
+        room, "Both of you, how nice.", role="assistant", created_at=day + timedelta(days=2)
+    )
     for i in range(3):
         await kit.say(room, f"Small talk {i}.", user=alice)
     current = await kit.say(room, "When does Bob paint?", user=alice)
@@ -157,3 +163,40 @@ async def test_only_the_best_hits_come_with_their_neighbours(
     alone = [turn for turn in recalled if turn.first_seq == turn.last_seq]
     assert len(alone) == 2 and all("Filler" not in turn.text for turn in alone)
     assert render_recalled(recalled).count("Filler") == 2
+
+
+async def test_a_reply_is_embedded_after_what_it_answers_within_one_sitting(
+    kit_factory: Callable[..., MemoryKit],
+) -> None:
+    embedder = SpeakerEmbedder()
+    kit = make_kit(kit_factory().database, recent_turns=1, embedder=embedder)
+    alice, bob = await kit.user("Alice"), await kit.user("Bob")
+    room = await kit.room(alice, kind="lobby", members=[bob])
+    start = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+    await kit.say(room, "Do you still paint?", user=alice, created_at=start)
+    reply = await kit.say(room, "Yes, every weekend!", user=bob, created_at=start + MINUTE)
+    await kit.say(room, "Long " + "story " * 200, user=alice, created_at=start + 2 * MINUTE)
+    await kit.say(room, "Sure.", user=bob, created_at=start + 3 * MINUTE)
+    await kit.say(room, "Back from holidays.", user=bob, created_at=start + timedelta(days=3))
+    async with kit.database.session() as session:
+        await kit.memory.context.turns.reindex(session, room_id=room.id)
+        await session.commit()
+        stored = set(
+            (
+                await session.execute(
+                    select(Embedding.text).where(Embedding.collection == COLLECTION)
+                )
+            ).scalars()
+        )
+        # "Yes, every weekend!" shares no word with the question; what it answers does.
+        question = (await embedder.embed(["Does Bob still paint?"]))[0]
+        hits = await kit.memory.context.turns.search(
+            session, room_id=room.id, vector=question, before_seq=None, k=1
+        )
+    assert "Alice: Do you still paint?" in stored  # the first turn: nothing before it
+    assert "Alice: Do you still paint?\nBob: Yes, every weekend!" in stored
+    # Only the head of a long turn goes before the next one.
+    assert f"{('Alice: Long ' + 'story ' * 200)[:PREVIOUS_CHARS]}\nBob: Sure." in stored
+    # Three days later is another sitting: the turn stands alone.
+    assert "Bob: Back from holidays." in stored
+    assert [hit.message_id for hit in hits] == [reply.id]
