@@ -46,7 +46,7 @@ from eko.embed import Embedder, build_embedder
 from eko.llm.providers import FunctionModel
 from eko.memory.context import DualContextBuilder
 from eko.memory.multihop import MultiHop, decompose
-from eko.memory.turn_index import COLLECTION, PREVIOUS_GAP, speaker_line, window_line
+from eko.memory.turn_index import COLLECTION, turn_text
 from eko.memory.turn_recall import RecalledTurn
 from eko.store import rooms as room_repo
 from eko.store import users as user_repo
@@ -94,16 +94,16 @@ def corpus_from_locomo(path: Path, questions: int = QUESTIONS) -> Corpus:
 
 
 def indexed_texts(turns: Sequence[CorpusTurn]) -> list[str]:
-    """Each turn's text as the turn index embeds it (speaker and words, after the head of the
-    turn before when said in the same sitting)."""
-    texts = []
-    for index, turn in enumerate(turns):
-        line = speaker_line(turn.speaker, turn.text)
-        before = turns[index - 1] if index else None
-        if before is not None and before.text.strip() and turn.when - before.when <= PREVIOUS_GAP:
-            line = window_line(speaker_line(before.speaker, before.text), line)
-        texts.append(line)
-    return texts
+    """Each turn's text as the turn index embeds it (turn_text)."""
+    return [
+        turn_text(
+            turn.speaker,
+            turn.text,
+            turn.when,
+            previous=(before.speaker, before.text, before.when) if before else None,
+        )
+        for before, turn in zip([None, *turns], turns, strict=False)
+    ]
 
 
 @dataclass

@@ -214,9 +214,11 @@ class TurnIndex:
 async def _previous_turns(
     session: AsyncSession, room_id: str, messages: Sequence[Message]
 ) -> dict[int, Message]:
-    """The room's turns just before `messages`, by seq (one lookup per IN_CHUNK seqs)."""
-    seqs = sorted({m.seq - 1 for m in messages if m.seq > 1})
-    found: dict[int, Message] = {}
+    """The room's turns just before `messages`, by seq: those among `messages` themselves,
+    the others looked up (one query per IN_CHUNK seqs)."""
+    given = {m.seq: m for m in messages}
+    found = {m.seq - 1: given[m.seq - 1] for m in messages if m.seq - 1 in given}
+    seqs = sorted({m.seq - 1 for m in messages if m.seq > 1} - found.keys())
     for start in range(0, len(seqs), IN_CHUNK):
         chunk = seqs[start : start + IN_CHUNK]
         rows = await session.execute(
@@ -239,15 +241,31 @@ def embedded_text(
     *,
     previous: Message | None = None,
 ) -> str:
-    """What a turn's vector is of: the head of the turn before it, if said in the same
-    sitting (window_line), then the turn (speaker_line)."""
-    line = speaker_line(speaker_of(message, names, assistant_name), message.content)
-    if previous is None or not previous.content.strip():
+    """What a turn's vector is of (turn_text)."""
+    before = None
+    if previous is not None:
+        speaker = speaker_of(previous, names, assistant_name)
+        before = (speaker, previous.content, previous.created_at)
+    speaker = speaker_of(message, names, assistant_name)
+    return turn_text(speaker, message.content, message.created_at, previous=before)
+
+
+def turn_text(
+    speaker: str,
+    content: str,
+    when: datetime,
+    *,
+    previous: tuple[str, str, datetime] | None = None,
+) -> str:
+    """A turn's speaker and words (speaker_line), after the head of the turn before it — its
+    (speaker, content, when) — when that one was said in the same sitting."""
+    line = speaker_line(speaker, content)
+    if previous is None:
         return line
-    if _apart(message.created_at, previous.created_at) > PREVIOUS_GAP:
+    before_speaker, before_content, before_when = previous
+    if not before_content.strip() or _apart(when, before_when) > PREVIOUS_GAP:
         return line
-    before = speaker_line(speaker_of(previous, names, assistant_name), previous.content)
-    return window_line(before, line)
+    return f"{speaker_line(before_speaker, before_content)[:PREVIOUS_CHARS]}\n{line}"
 
 
 def _apart(a: datetime, b: datetime) -> timedelta:
@@ -255,11 +273,6 @@ def _apart(a: datetime, b: datetime) -> timedelta:
     if (a.tzinfo is None) != (b.tzinfo is None):
         a, b = a.replace(tzinfo=None), b.replace(tzinfo=None)
     return abs(a - b)
-
-
-def window_line(previous_line: str, line: str) -> str:
-    """A turn's line after the head of the one before it."""
-    return f"{previous_line[:PREVIOUS_CHARS]}\n{line}"
 
 
 def speaker_line(speaker: str, content: str) -> str:

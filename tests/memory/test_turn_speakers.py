@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.embed.base import Kind
 from eko.memory.speakers import speaker_words
@@ -40,6 +41,12 @@ class SpeakerEmbedder:
                 if word in AXES:
                     row[AXES[word]] += 1.0
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+async def stored_turn_texts(session: AsyncSession) -> set[str]:
+    """The texts the turn vectors were embedded from."""
+    rows = await session.execute(select(Embedding.text).where(Embedding.collection == COLLECTION))
+    return set(rows.scalars())
 
 
 def test_query_words_leave_the_ignored_words_out() -> None:
@@ -89,13 +96,7 @@ async def test_a_turn_is_embedded_with_its_speaker_and_found_by_who_said_it(
         room=room, user=alice, query=current.content, before_seq=current.seq
     )
     async with kit.database.session() as session:
-        stored = set(
-            (
-                await session.execute(
-                    select(Embedding.text).where(Embedding.collection == COLLECTION)
-                )
-            ).scalars()
-        )
+        stored = await stored_turn_texts(session)
     assert {"Alice: I paint on Sundays.", "Bob: I paint on Sundays."} <= stored
     assert "Eko: Both of you, how nice." in stored
     # The same words from two people: the one the question names comes first.
@@ -181,13 +182,7 @@ async def test_a_reply_is_embedded_after_what_it_answers_within_one_sitting(
     async with kit.database.session() as session:
         await kit.memory.context.turns.reindex(session, room_id=room.id)
         await session.commit()
-        stored = set(
-            (
-                await session.execute(
-                    select(Embedding.text).where(Embedding.collection == COLLECTION)
-                )
-            ).scalars()
-        )
+        stored = await stored_turn_texts(session)
         # "Yes, every weekend!" shares no word with the question; what it answers does.
         question = (await embedder.embed(["Does Bob still paint?"]))[0]
         hits = await kit.memory.context.turns.search(
