@@ -24,7 +24,7 @@ from eko.memory.dates import named_periods
 from eko.memory.fact_links import facts_of_messages
 from eko.memory.items import ItemHit
 from eko.memory.multihop import LIST_NEIGHBOURS, MultiHop
-from eko.memory.speakers import speaker_words
+from eko.memory.speakers import room_speakers
 from eko.memory.turn_index import DenseHit, TurnIndex
 from eko.memory.turn_recall import RECALL_CANDIDATES, RecalledTurn, SubQuery, recall_turns
 from eko.store.db import Database
@@ -112,9 +112,10 @@ class ContextRecall:
             await source_seqs(session, room_id, facts) if settings.memory_fact_source_turns else []
         )
         stats["fact_source_turns"] = len(pinned)
-        speakers = await speaker_words(
+        speakers = await room_speakers(
             session, room_id=room_id, assistant_name=settings.assistant_name
         )
+        ignore = speakers.words()
         periods = named_periods(query) if settings.memory_recall_dates else []
         dated = (
             await dated_turns(
@@ -125,7 +126,7 @@ class ContextRecall:
                 periods=periods,
                 before_seq=before_seq,
                 limit=settings.memory_recall_dense_k,
-                ignore=speakers,
+                ignore=ignore,
             )
             if periods
             else []
@@ -133,8 +134,12 @@ class ContextRecall:
         if periods:
             stats["dates"] = [period.as_dict() for period in periods]
             stats["dated_turns"] = len(dated)
+        named = speakers.named_member(query) if settings.memory_recall_named_speaker > 0 else None
+        stats["named_speaker"] = named is not None
         return await recall_turns(
             session,
+            prefer_sender=named,
+            preferred_per_other=settings.memory_recall_named_speaker,
             dialect=self._database.dialect,
             room_id=room_id,
             query=query,
@@ -149,7 +154,7 @@ class ContextRecall:
             ),
             neighbours_head=settings.memory_recall_neighbours_head,
             candidates=rule.candidates(RECALL_CANDIDATES) if rule else RECALL_CANDIDATES,
-            ignore_words=speakers,
+            ignore_words=ignore,
             dated=dated,
         )
 

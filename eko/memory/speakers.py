@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -29,15 +30,42 @@ def speaker_of(message: Message, names: Mapping[int, str], assistant_name: str) 
     return names.get(message.sender_id or 0, UNKNOWN_SPEAKER)
 
 
-async def speaker_words(session: AsyncSession, *, room_id: str, assistant_name: str) -> set[str]:
-    """The words of the room's speakers' names (its members' and the assistant's), as the
-    full-text query spells them: a turn's speaker is not among its words — "what did Caroline
-    research?" should search for "research", not for the turns that greet Caroline (the turn
-    vectors carry the speaker instead: eko.memory.turn_index)."""
+@dataclass(frozen=True, slots=True)
+class RoomSpeakers:
+    """The room's members (user id -> display name) and the assistant's name."""
+
+    members: Mapping[int, str]
+    assistant_name: str
+
+    def words(self) -> set[str]:
+        """The words of the speakers' names, as the full-text query spells them: a turn's
+        speaker is not among its words — "what did Caroline research?" should search for
+        "research", not for the turns that greet Caroline (the turn vectors carry the speaker
+        instead: eko.memory.turn_index)."""
+        names = [self.assistant_name, *self.members.values()]
+        return {word for name in names for word in query_words(name)}
+
+    def named_member(self, query: str) -> int | None:
+        """The one member the query names (a word of their name among its words), or None
+        when it names none or several: "what books has Melanie read?" is answered by what
+        Melanie said."""
+        words = set(query_words(query))
+        named = [uid for uid, name in self.members.items() if words & set(query_words(name))]
+        return named[0] if len(named) == 1 else None
+
+
+async def room_speakers(
+    session: AsyncSession, *, room_id: str, assistant_name: str
+) -> RoomSpeakers:
     rows = await session.execute(
-        select(User.display_name)
+        select(User.id, User.display_name)
         .join(RoomMember, RoomMember.user_id == User.id)
         .where(RoomMember.room_id == room_id)
     )
-    names = [assistant_name, *(row[0] for row in rows)]
-    return {word for name in names for word in query_words(name)}
+    return RoomSpeakers({row[0]: row[1] for row in rows}, assistant_name)
+
+
+async def speaker_words(session: AsyncSession, *, room_id: str, assistant_name: str) -> set[str]:
+    """The words of the room's speakers' names (RoomSpeakers.words)."""
+    speakers = await room_speakers(session, room_id=room_id, assistant_name=assistant_name)
+    return speakers.words()

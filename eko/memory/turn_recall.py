@@ -97,6 +97,8 @@ async def recall_turns(
     neighbours_head: int | None = None,
     ignore_words: Collection[str] = (),
     dated: Sequence[int] = (),
+    prefer_sender: int | None = None,
+    preferred_per_other: int = 4,
 ) -> list[RecalledTurn]:
     """Best matches first, each with its neighbours, until `max_chars` is used.
 
@@ -109,7 +111,9 @@ async def recall_turns(
     e.g. the source turns of the facts in the context — and each sub-query's) are interleaved
     by rank. `ignore_words` are left out of the full-text queries (eko.memory.speakers);
     `dated`: the turns of the periods the question names (eko.memory.date_recall), best
-    first, interleaved right after the whole question's ranking."""
+    first, interleaved right after the whole question's ranking. `prefer_sender`: the member
+    the question names, whose hits come first, `preferred_per_other` of theirs for each hit
+    by anyone else (eko.memory.speakers.RoomSpeakers.named_member)."""
     if max_chars <= 0:
         return []
     rankings: list[list[int]] = []
@@ -133,6 +137,8 @@ async def recall_turns(
     hits = [Ranked(seq, fused[seq]) for seq in order]
     if not hits:
         return []
+    if prefer_sender is not None and preferred_per_other > 0:
+        hits = await _sender_first(session, room_id, hits, prefer_sender, preferred_per_other)
     head = len(hits) if neighbours_head is None else neighbours_head
     radius = [neighbours if position < head else 0 for position in range(len(hits))]
     wanted = {
@@ -185,6 +191,28 @@ async def recall_turns(
         if budget <= 0:
             break
     return recalled
+
+
+async def _sender_first(
+    session: AsyncSession, room_id: str, hits: list[Ranked], sender_id: int, per_other: int
+) -> list[Ranked]:
+    """`per_other` of the sender's hits, then one of anyone else's, and so on; each in its
+    order."""
+    rows = await session.execute(
+        select(Message.seq, Message.sender_id)
+        .where(Message.room_id == room_id, Message.seq.in_([hit.seq for hit in hits]))
+        .limit(len(hits))  # (room_id, seq) is unique: bounded by the hits
+    )
+    sender_of = {int(row[0]): row[1] for row in rows}
+    theirs = [hit for hit in hits if sender_of.get(hit.seq) == sender_id]
+    others = [hit for hit in hits if sender_of.get(hit.seq) != sender_id]
+    merged: list[Ranked] = []
+    while theirs or others:
+        merged.extend(theirs[:per_other])
+        del theirs[:per_other]
+        if others:
+            merged.append(others.pop(0))
+    return merged
 
 
 def render_recalled(turns: Sequence[RecalledTurn]) -> str:
