@@ -138,8 +138,6 @@ class ContextRecall:
         stats["named_speaker"] = named is not None
         return await recall_turns(
             session,
-            prefer_sender=named,
-            preferred_per_other=settings.memory_recall_named_speaker,
             dialect=self._database.dialect,
             room_id=room_id,
             query=query,
@@ -156,6 +154,8 @@ class ContextRecall:
             candidates=rule.candidates(RECALL_CANDIDATES) if rule else RECALL_CANDIDATES,
             ignore_words=ignore,
             dated=dated,
+            prefer_sender=named,
+            preferred_per_other=settings.memory_recall_named_speaker,
         )
 
     async def _dense(

@@ -63,9 +63,3 @@ async def room_speakers(
         .where(RoomMember.room_id == room_id)
     )
     return RoomSpeakers({row[0]: row[1] for row in rows}, assistant_name)
-
-
-async def speaker_words(session: AsyncSession, *, room_id: str, assistant_name: str) -> set[str]:
-    """The words of the room's speakers' names (RoomSpeakers.words)."""
-    speakers = await room_speakers(session, room_id=room_id, assistant_name=assistant_name)
-    return speakers.words()

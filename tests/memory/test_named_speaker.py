@@ -50,7 +50,9 @@ async def _pottery_room(kit: MemoryKit) -> PotteryRoom:
         turn = await kit.say(room, f"I make pottery {i}.", user=caroline)
         said[turn.seq] = "Caroline"
     for i in range(3):
-        turn = await kit.say(room, f"My pottery class {i} was fun, we had tea after it.", user=melanie)
+        turn = await kit.say(
+            room, f"My pottery class {i} was fun, we had tea after it.", user=melanie
+        )
         said[turn.seq] = "Melanie"
     return PotteryRoom(room, caroline, melanie, said)
 

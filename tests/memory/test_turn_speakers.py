@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.embed.base import Kind
-from eko.memory.speakers import speaker_words
+from eko.memory.speakers import room_speakers
 from eko.memory.turn_index import COLLECTION, PREVIOUS_CHARS
 from eko.memory.turn_recall import recall_turns, render_recalled
 from eko.store.message_search import query_words, search_messages
@@ -70,7 +70,8 @@ async def test_speaker_words_are_the_members_and_the_assistant(
     )
     room = await kit.room(alice, kind="lobby", members=[bob])
     async with kit.database.session() as session:
-        words = await speaker_words(session, room_id=room.id, assistant_name="Eko")
+        speakers = await room_speakers(session, room_id=room.id, assistant_name="Eko")
+    words = speakers.words()
     assert words == {"alice", "martin", "bob", "eko"}  # not a stranger to the room
     assert stranger.display_name.lower() not in words
 
@@ -115,7 +116,8 @@ async def test_the_full_text_query_leaves_the_speakers_names_out(
     greeting = await kit.say(room, "Hey Caroline, good to see you!", user=melanie)
     answer = await kit.say(room, "I researched adoption agencies.", user=caroline)
     async with kit.database.session() as session:
-        ignore = await speaker_words(session, room_id=room.id, assistant_name="Eko")
+        speakers = await room_speakers(session, room_id=room.id, assistant_name="Eko")
+        ignore = speakers.words()
         with_names = await search_messages(
             session,
             dialect=kit.database.dialect,
