@@ -28,7 +28,7 @@ from eko.memory.context_parts import (
     render_context,
     render_items,
 )
-from eko.memory.turn_recall import RecalledTurn
+from eko.memory.turn_recall import RecalledTurn, n_then_one
 
 # Characters of budget per candidate hit asked of each retriever (words, meaning): most hits
 # come alone (~150-250 characters; only the best come with their neighbours: turn_recall.py).
@@ -72,14 +72,7 @@ def interleave(
     recalled: Sequence[RecalledTurn], summaries: Sequence[SummaryPart], turns_per_summary: int
 ) -> list[RecalledTurn | SummaryPart]:
     """`turns_per_summary` recalled turns, one summary, and so on, each list in its order."""
-    merged: list[RecalledTurn | SummaryPart] = []
-    turns, rest = list(recalled), list(summaries)
-    while turns or rest:
-        merged.extend(turns[:turns_per_summary])
-        del turns[:turns_per_summary]
-        if rest:
-            merged.append(rest.pop(0))
-    return merged
+    return n_then_one(recalled, summaries, turns_per_summary)
 
 
 def pack(

@@ -14,6 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import zip_longest
+from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -31,6 +32,9 @@ NEIGHBOURS = 1
 RECALL_CANDIDATES = 12
 # The usual constant of reciprocal rank fusion (Cormack et al., 2009): flattens the head.
 RRF_K = 60
+
+A = TypeVar("A")
+B = TypeVar("B")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +73,19 @@ def interleave_rankings(*rankings: Sequence[int]) -> list[int]:
             if seq is not None:
                 merged.setdefault(seq, None)
     return list(merged)
+
+
+def n_then_one(first: Sequence[A], second: Sequence[B], n: int) -> list[A | B]:
+    """`n` of `first`, then one of `second`, and so on, each in its order (what is left of
+    either once the other runs out comes at the end)."""
+    merged: list[A | B] = []
+    rest_first, rest_second = list(first), list(second)
+    while rest_first or rest_second:
+        merged.extend(rest_first[:n])
+        del rest_first[:n]
+        if rest_second:
+            merged.append(rest_second.pop(0))
+    return merged
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,13 +223,7 @@ async def _sender_first(
     sender_of = {int(row[0]): row[1] for row in rows}
     theirs = [hit for hit in hits if sender_of.get(hit.seq) == sender_id]
     others = [hit for hit in hits if sender_of.get(hit.seq) != sender_id]
-    merged: list[Ranked] = []
-    while theirs or others:
-        merged.extend(theirs[:per_other])
-        del theirs[:per_other]
-        if others:
-            merged.append(others.pop(0))
-    return merged
+    return n_then_one(theirs, others, per_other)
 
 
 def render_recalled(turns: Sequence[RecalledTurn]) -> str:
