@@ -23,13 +23,16 @@ pytestmark = pytest.mark.slow
 
 
 async def test_conversation_on_the_bundled_model(tmp_path: Path) -> None:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'eko.db'}",
         # Generous timeouts: CI shares 2 cores, and grammar-constrained sampling over Gemma's
         # 262k-token vocabulary is slow; this test checks the path, not the speed.
         llm_providers=[{"kind": "local", "timeout_s": 600}],
         orchestrator_timeout_s=900,
         chat_writer_timeout_s=900,
+        # The per-message deadline bounds all of them: 120 s by default, which two calls on a
+        # loaded 2-core machine exceeded (77 s + 42 s), turning a slow pass into a fallback.
+        chat_message_deadline_s=1800,
         llm_max_tokens=32,
         orchestrator_max_tokens=200,
         memory_extract_enabled=False,
