@@ -106,7 +106,7 @@ async def test_two_workers_store_one_answer(make_harness: Any) -> None:
         other = build_services(
             Settings(
                 database_url=h.settings.database_url,
-                _env_file=None,  # type: ignore[call-arg]
+                _env_file=None,
                 memory_extract_enabled=False,
             ),
             providers=[engine_model(writer="B")],
@@ -116,8 +116,8 @@ async def test_two_workers_store_one_answer(make_harness: Any) -> None:
         async with h.services.database.session() as session:
             message = await session.get(Message, stored["user_message"]["id"])
             room = await session.get(Room, room_id)
-            user = await session.get(User, message.sender_id)  # type: ignore[union-attr]
-        turn = Turn(user=user, room=room, user_message=message)  # type: ignore[arg-type]
+            user = await session.get(User, message.sender_id)
+        turn = Turn(user=user, room=room, user_message=message)
         try:
             one, two = await asyncio.gather(h.services.chat.answer(turn), other.chat.answer(turn))
         finally:

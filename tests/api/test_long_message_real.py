@@ -21,7 +21,7 @@ FILLER = "Voici mes notes de réunion, le planning, les retours clients et le bu
 @pytest.mark.parametrize("backend", ["sqlite"])
 async def test_a_long_message_is_cut_to_the_budget_and_says_so(database: Database) -> None:
     budget = 900
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         database_url=database.url,
         llm_max_tokens=16,
         local_max_prompt_tokens=budget,

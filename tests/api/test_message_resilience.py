@@ -43,7 +43,7 @@ async def served(
 ) -> AsyncIterator[tuple[httpx.AsyncClient, Services]]:
     overrides.setdefault("memory_extract_enabled", False)
     overrides.setdefault("summaries_enabled", False)
-    settings = Settings(database_url=database_url, _env_file=None, **overrides)  # type: ignore[arg-type]
+    settings = Settings(database_url=database_url, _env_file=None, **overrides)
     database = Database(database_url, pool=pool)
     services = build_services(
         settings, providers=providers, embedder=HashEmbedder(), database=database

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 # and one real-model run per backend would double the slowest part of CI.
 @pytest.mark.parametrize("backend", ["sqlite"])
 async def test_reply_from_bundled_model_through_api(database: Database) -> None:
-    settings = Settings(database_url=database.url, llm_max_tokens=24, _env_file=None)  # type: ignore[call-arg]
+    settings = Settings(database_url=database.url, llm_max_tokens=24, _env_file=None)
     services = build_services(settings, database=database)
     app = create_app(settings, services=services, migrate=False)
     async with services.database.session() as session:

@@ -36,7 +36,7 @@ async def test_reply_bench_posts_scores_and_queues_background_work(tmp_path: Pat
         return "Canberra." if getattr(request, "priority", "") == "interactive" else "{}"
 
     output = io.StringIO()
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     results = await run(
         settings=settings,
         console=Console(file=output, width=250),
@@ -78,7 +78,7 @@ async def test_compare_contract_runs_again_with_the_full_contract(tmp_path: Path
     small.prefers_compact_output = True
     output = io.StringIO()
     results = await run(
-        settings=Settings(_env_file=None),  # type: ignore[call-arg]
+        settings=Settings(_env_file=None),
         console=Console(file=output, width=250),
         data=data,
         limit=2,

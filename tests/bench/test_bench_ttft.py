@@ -17,7 +17,7 @@ async def test_first_token_comes_before_the_whole_reply() -> None:
         return Deltas(("Une ", "réponse ", "lente ", "à ", "venir."), delay_s=0.05)
 
     result = await measure(
-        Settings(_env_file=None),  # type: ignore[call-arg]
+        Settings(_env_file=None),
         messages=2,
         providers=[FunctionModel(answer)],
     )

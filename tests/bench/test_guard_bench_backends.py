@@ -53,7 +53,7 @@ async def test_quality_lookups_agree_on_sqlite_and_postgres(
 ) -> None:
     # The throwaway database is made inside the test server (eko.bench.databases).
     monkeypatch.setenv("EKO_BENCH_DATABASE_URL", pg_database_url)
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     embedder = CachedEmbedder(HashEmbedder(), tmp_path / "cache.npz")
     sets = {"data": PAIRS}
     on_sqlite, _ = await look_up_all(settings, embedder, sets, "sqlite")

@@ -14,7 +14,7 @@ from eko.store.db import Database
 
 
 async def test_minimum_block(database: Database) -> None:
-    settings = Settings(database_url=database.url, _env_file=None)  # type: ignore[call-arg]
+    settings = Settings(database_url=database.url, _env_file=None)
     async with database.session() as session:
         user, _ = await user_repo.create_user(
             session,

@@ -10,7 +10,7 @@ from eko.store.vectors import build_vector_index
 
 
 def _docs(database: Database, **limits: int) -> DocsService:
-    settings = Settings(database_url=database.url, _env_file=None)  # type: ignore[call-arg]
+    settings = Settings(database_url=database.url, _env_file=None)
     return DocsService(
         database=database,
         vectors=build_vector_index(database, settings),

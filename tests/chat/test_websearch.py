@@ -111,6 +111,6 @@ async def test_transport_failure_is_a_web_search_error() -> None:
 
 
 def test_web_search_is_off_by_default() -> None:
-    assert build_web_search(Settings(_env_file=None)) is None  # type: ignore[call-arg]
+    assert build_web_search(Settings(_env_file=None)) is None
     with pytest.raises(ValueError, match="EKO_WEB_SEARCH_URL"):
-        build_web_search(Settings(_env_file=None, web_search_provider="searxng"))  # type: ignore[call-arg]
+        build_web_search(Settings(_env_file=None, web_search_provider="searxng"))

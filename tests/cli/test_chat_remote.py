@@ -33,7 +33,7 @@ def _free_port() -> int:
 @pytest.fixture
 def server(database_url: str) -> Iterator[tuple[str, str]]:
     """A uvicorn server on its own loop and thread, answering with a scripted model."""
-    settings = Settings(database_url=database_url, _env_file=None)  # type: ignore[call-arg]
+    settings = Settings(database_url=database_url, _env_file=None)
     services = build_services(
         settings, providers=[FunctionModel.constant("Salut, ici Eko.")], embedder=HashEmbedder()
     )

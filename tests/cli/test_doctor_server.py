@@ -40,7 +40,7 @@ def server_with_an_open_circuit(database_url: str) -> Iterator[int]:
     settings = Settings(
         database_url=database_url,
         _env_file=None,
-        memory_extract_enabled=False,  # type: ignore[call-arg]
+        memory_extract_enabled=False,
     )
     refusing = OpenAICompatProvider(name="primary", base_url="http://127.0.0.1:9/v1", model="m")
     services = build_services(

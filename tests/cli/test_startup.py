@@ -56,7 +56,7 @@ async def test_users_create_from_another_directory_writes_the_servers_database(
     monkeypatch.chdir(server_dir)
     monkeypatch.setenv("EKO_HOME", str(home))
     monkeypatch.delenv("EKO_DATABASE_URL", raising=False)
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     services = build_services(
         settings, providers=[FunctionModel.constant("Bonjour")], embedder=HashEmbedder()
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +49,10 @@ class Live:
         return str(response.json()["id"])
 
 
+# What the `live` fixture gives: `async with live(**settings_overrides) as server: ...`.
+LiveFactory = Callable[..., AbstractAsyncContextManager[Live]]
+
+
 @asynccontextmanager
 async def serve(
     database: Database, *, providers: list[Provider] | None = None, **overrides: Any
@@ -72,7 +76,6 @@ async def serve(
             lifespan="off",
         )
     )
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     await services.jobs.start()  # as `eko serve` does: this process runs jobs too
     task = asyncio.create_task(server.serve())
     while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
@@ -90,8 +93,8 @@ async def serve(
 
 
 @pytest.fixture
-def live(database: Database) -> Callable[..., Any]:
-    def factory(**overrides: Any) -> Any:
+def live(database: Database) -> LiveFactory:
+    def factory(**overrides: Any) -> AbstractAsyncContextManager[Live]:
         return serve(database, **overrides)
 
     return factory

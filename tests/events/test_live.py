@@ -12,7 +12,7 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from tests.events.conftest import Live
+from tests.events.conftest import LiveFactory
 
 
 async def next_json(ws: Any, *, wait_s: float = 10.0) -> dict[str, Any]:
@@ -41,10 +41,9 @@ def message_events(seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def test_a_websocket_client_sees_its_rooms_and_never_another_users(
-    live: Callable[..., Any],
+    live: LiveFactory,
 ) -> None:
     async with live() as server:
-        server: Live
         key_a, alice = await server.user("alice")
         key_b, bob = await server.user("bob")
         room_a = await server.room(alice)
@@ -83,10 +82,9 @@ async def test_a_websocket_client_sees_its_rooms_and_never_another_users(
 
 
 async def test_server_sent_events_on_the_same_path_with_a_browser_token(
-    live: Callable[..., Any],
+    live: LiveFactory,
 ) -> None:
     async with live() as server:
-        server: Live
         _key, alice = await server.user("alice")
         room = await server.room(alice)
         issued = await server.client.post("/v1/events/token", headers=alice)
@@ -119,9 +117,8 @@ async def test_server_sent_events_on_the_same_path_with_a_browser_token(
         assert all(e["room_id"] == room for e in events)
 
 
-async def test_events_refuse_missing_bad_or_forged_credentials(live: Callable[..., Any]) -> None:
+async def test_events_refuse_missing_bad_or_forged_credentials(live: LiveFactory) -> None:
     async with live() as server:
-        server: Live
         key, alice = await server.user("alice")
         sse = {"Accept": "text/event-stream"}
         assert (await server.client.get("/v1/events", headers=sse)).status_code == 401
@@ -147,9 +144,8 @@ async def test_events_refuse_missing_bad_or_forged_credentials(live: Callable[..
         assert key  # the key itself works as a header (previous test)
 
 
-async def test_the_token_route_needs_an_api_key(live: Callable[..., Any]) -> None:
+async def test_the_token_route_needs_an_api_key(live: LiveFactory) -> None:
     async with live() as server:
-        server: Live
         response = await server.client.post("/v1/events/token")
         assert response.status_code == 401
         assert isinstance(response, httpx.Response)

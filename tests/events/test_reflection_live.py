@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from typing import Any
 
 from eko.llm.providers import FunctionModel
 from eko.memory.items import NewItem
 from eko.memory.scopes import room_key
-from tests.events.conftest import Live
+from tests.events.conftest import Live, LiveFactory
 from tests.lobby.kit import ScriptedReflection
 
 
@@ -37,12 +36,11 @@ async def read_reflection_events(
 
 
 async def test_a_member_sees_the_reflection_phases_live_and_another_user_sees_nothing(
-    live: Callable[..., Any],
+    live: LiveFactory,
 ) -> None:
     script = ScriptedReflection(tone="playful")
     # No periodic summary or opportunity path racing the trigger: only its phases are seen.
     async with live(providers=[FunctionModel(script)], lobby_proactive_enabled=False) as server:
-        server: Live
         _, alice = await server.user("alice")
         _, mallory = await server.user("mallory")
         lobby = (

@@ -22,7 +22,7 @@ GuardFactory = Callable[..., GuardService]
 @pytest.fixture
 def make_guard(database: Database) -> GuardFactory:
     def factory(**options: object) -> GuardService:
-        settings = Settings(database_url=database.url, _env_file=None)  # type: ignore[call-arg]
+        settings = Settings(database_url=database.url, _env_file=None)
         return GuardService(
             database=database,
             vectors=build_vector_index(database, settings),

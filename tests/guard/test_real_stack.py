@@ -32,7 +32,7 @@ async def stack(database: Database) -> AsyncIterator[tuple[httpx.AsyncClient, Se
         llm_max_tokens=48,
         memory_extract_enabled=False,  # not under test here: one model call less
         _env_file=None,
-    )  # type: ignore[call-arg]
+    )
     services = build_services(settings, database=database)
     app = create_app(settings, services=services, migrate=False)
     transport = httpx.ASGITransport(app=app)

@@ -93,6 +93,6 @@ def test_model_serve_prints_a_provider_line_eko_accepts(monkeypatch: pytest.Monk
     name, _, value = line.partition("=")
     assert name == "EKO_LLM_PROVIDERS"
     monkeypatch.setenv(name, value.strip("'"))  # as the shell would pass it
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)
     provider = settings.llm_providers[0]
     assert (provider.kind, provider.base_url) == ("openai", "http://127.0.0.1:8081/v1")

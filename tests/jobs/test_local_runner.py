@@ -47,6 +47,7 @@ async def test_a_job_persists_and_a_new_runner_resumes_it(
 ) -> None:
     first = LocalJobQueue(database, registry_with(recorder), burst_on_enqueue=False)
     job_id = await first.enqueue("test.record", {"room_id": "r1", "n": 1})
+    assert job_id is not None
     await first.aclose()  # the process stops before running it
     assert recorder.calls == []
     assert (await job_row(database, job_id)).status == "queued"
@@ -139,6 +140,7 @@ async def test_a_failing_job_is_retried_with_backoff_then_fails_and_can_be_retri
     registry = registry_with(recorder, max_attempts=2, backoff=Backoff(base_s=600, cap_s=3600))
     queue = LocalJobQueue(database, registry, burst_on_enqueue=False)
     job_id = await queue.enqueue("test.record", {"n": 1})
+    assert job_id is not None
     before = datetime.now(UTC)
     await queue.drain()
     job = await job_row(database, job_id)
@@ -177,6 +179,7 @@ async def test_a_job_needing_a_model_waits_while_none_is_reachable(
         database, registry, model_wait_s=0.2, burst_on_enqueue=False, listener=listener
     )
     job_id = await queue.enqueue("test.record", {"n": 1})
+    assert job_id is not None
     for _ in range(3):  # three outages in a row: never exhausted, never run, never lost
         await queue.drain()
         job = await job_row(database, job_id)
@@ -197,6 +200,7 @@ async def test_a_job_needing_a_model_waits_while_none_is_reachable(
 async def test_a_cancelled_job_never_runs(database: Database, recorder: Recorder) -> None:
     queue = LocalJobQueue(database, registry_with(recorder), burst_on_enqueue=False)
     job_id = await queue.enqueue("test.record", {"n": 1})
+    assert job_id is not None
     assert await queue.cancel(job_id)
     await queue.drain()
     assert recorder.calls == []
@@ -214,6 +218,7 @@ async def test_shutdown_puts_a_running_job_back_without_counting_it(
     )
     await queue.start()
     job_id = await queue.enqueue("test.record", {"n": 1})
+    assert job_id is not None
     for _ in range(200):
         if recorder.running:
             break

@@ -250,4 +250,4 @@ def test_the_default_model_is_in_the_catalog_and_the_settings_agree() -> None:
 
     assert get_bundled_model(DEFAULT_BUNDLED_MODEL).prompt_style == "template"
     assert DEFAULT_LOCAL_MODEL == DEFAULT_BUNDLED_MODEL
-    assert Settings(_env_file=None).local_model == DEFAULT_BUNDLED_MODEL  # type: ignore[call-arg]
+    assert Settings(_env_file=None).local_model == DEFAULT_BUNDLED_MODEL

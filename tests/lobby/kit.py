@@ -12,6 +12,7 @@ from typing import Any
 
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
+from eko.events.fanout import Fanout, Subscription
 from eko.events.types import Event
 from eko.llm.providers import FunctionModel
 from eko.llm.runtime import LLMRuntime
@@ -43,7 +44,10 @@ class Clock:
 
 @dataclass
 class RecordingBus:
+    """An event bus that keeps every published event (its subscribers get them too)."""
+
     events: list[Event] = field(default_factory=list)
+    _fanout: Fanout = field(default_factory=Fanout, repr=False)
 
     @property
     def backend(self) -> str:
@@ -51,6 +55,13 @@ class RecordingBus:
 
     async def publish(self, event: Event) -> None:
         self.events.append(event)
+        self._fanout.deliver(event)
+
+    async def subscribe(self, *, max_queue: int) -> Subscription:
+        return self._fanout.add(max_queue)
+
+    async def aclose(self) -> None:
+        return None
 
     def types(self, prefix: str = "") -> list[str]:
         return [e.type for e in self.events if e.type.startswith(prefix)]
@@ -124,7 +135,7 @@ async def make_lobby_kit(
     model: Callable[[ProviderRequest], Any] | None = None,
     **overrides: Any,
 ) -> LobbyKit:
-    settings = Settings(database_url=database.url, _env_file=None, **overrides)  # type: ignore[arg-type]
+    settings = Settings(database_url=database.url, _env_file=None, **overrides)
     script = script or ScriptedReflection()
     runtime = LLMRuntime([FunctionModel(model or script)], DatabaseCallRecorder(database))
     embedder = HashEmbedder()

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from eko.embed.hashing import HashEmbedder
 from eko.jobs.registry import JobRegistry
 from eko.llm.types import ProviderRequest
-from eko.lobby.service import ACTIVITY, ACTIVITY_TICK, REFLECT_TICK, build_lobby
+from eko.lobby.service import ACTIVITY, ACTIVITY_TICK, REFLECT_TICK, Lobby, build_lobby
 from eko.prompts.library import PromptLibrary
 from eko.store.db import Database
 from eko.store.lobby_models import ActivitySummary
@@ -43,7 +43,7 @@ class LobbyModel:
         )
 
 
-async def kit_with(database: Database, model: LobbyModel) -> tuple[LobbyKit, Any]:
+async def kit_with(database: Database, model: LobbyModel) -> tuple[LobbyKit, Lobby]:
     kit = await make_lobby_kit(database, model=model)
     lobby = build_lobby(
         settings=kit.settings,
@@ -102,7 +102,8 @@ async def test_below_the_threshold_is_a_pass_and_nothing_near_is_no_call(
     reflection = await lobby.opportunity.evaluate(summary)
     assert reflection is not None and reflection.action == "pass"
     assert reflection.reason.startswith("below the threshold")
-    assert (await lobby.reflector.last_message(kit.room.id)).role == "user"  # type: ignore[union-attr]
+    last = await lobby.reflector.last_message(kit.room.id)
+    assert last is not None and last.role == "user"
 
     # Another lobby: the first lobby's fact is not its memory, and it has none of its own.
     other_model = LobbyModel()

@@ -15,7 +15,7 @@ from eko.llm.providers import FunctionModel
 async def test_one_scripted_day_stays_within_the_budget_and_the_limits() -> None:
     out = io.StringIO()
     result = await run(
-        settings=Settings(_env_file=None),  # type: ignore[call-arg]
+        settings=Settings(_env_file=None),
         console=Console(file=out, width=200),
         days=1,
         model="both",

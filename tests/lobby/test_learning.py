@@ -62,14 +62,14 @@ async def test_an_answer_in_the_lobby_closes_the_goal_not_one_in_a_direct_room(
         )
         asked = await h.client.post(f"/v1/rooms/{lobby_id}/reflection/trigger", headers=alice)
         assert asked.json()["reflection"]["goal_id"] == goal.item.id
-        assert (await items.get(goal.item.id)).status == "asked"  # type: ignore[union-attr]
+        assert (await items.get(goal.item.id)).status == "asked"
 
         # Answered in a private room: the lobby's goal is not even shown to the extraction.
         await h.client.post(
             f"/v1/rooms/{direct}/messages", json={"content": f"Eko, {ANSWER}"}, headers=alice
         )
         await h.services.jobs.drain()
-        assert (await items.get(goal.item.id)).status == "asked"  # type: ignore[union-attr]
+        assert (await items.get(goal.item.id)).status == "asked"
 
         # Answered in the lobby, naming the assistant: a lobby fact, the goal closed.
         await h.client.post(

@@ -25,7 +25,7 @@ TONES = {"playful", "helpful", "technical", None}
 async def test_a_reflection_on_the_bundled_model_decides_and_is_recorded(
     database: Database,
 ) -> None:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         database_url=database.url,
         memory_extract_enabled=False,
         lobby_proactive_enabled=False,  # only the trigger below calls the model

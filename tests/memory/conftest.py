@@ -126,7 +126,7 @@ def make_kit(
     embedder: Embedder | None = None,
     **overrides: Any,
 ) -> MemoryKit:
-    settings = Settings(database_url=database.url, _env_file=None, **overrides)  # type: ignore[arg-type]
+    settings = Settings(database_url=database.url, _env_file=None, **overrides)
     model = FunctionModel.constant("{}")
     provider_list = list(providers) if providers is not None else [model]
     if providers and isinstance(providers[0], FunctionModel):

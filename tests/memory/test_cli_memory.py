@@ -50,7 +50,7 @@ def cli_env(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 async def _seed(url: str) -> str:
     database = Database(url)
     services = build_services(
-        Settings(database_url=url, _env_file=None),  # type: ignore[call-arg]
+        Settings(database_url=url, _env_file=None),
         providers=[FunctionModel.constant("{}")],
         embedder=HashEmbedder(),
         database=database,
@@ -144,7 +144,7 @@ def test_memory_sources_quotes_the_turn_an_item_was_learned_from(cli_env: str) -
     async def learned() -> tuple[str, str]:
         database = Database(cli_env)
         services = build_services(
-            Settings(database_url=cli_env, _env_file=None),  # type: ignore[call-arg]
+            Settings(database_url=cli_env, _env_file=None),
             providers=[FunctionModel.constant("{}")],
             embedder=HashEmbedder(),
             database=database,

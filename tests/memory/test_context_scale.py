@@ -17,7 +17,7 @@ from sqlalchemy import event, insert, text
 
 from eko.memory.scopes import room_key
 from eko.store.memory_models import Summary
-from eko.store.models import Message
+from eko.store.models import Message, Room, User
 from eko.store.vectors import VectorItem
 
 from .conftest import MemoryKit
@@ -54,14 +54,15 @@ def _message_rows(room_id: str, sender_id: int, first: int, last: int) -> list[d
     return rows
 
 
-async def _bulk_room(kit: MemoryKit, messages: int) -> tuple[Any, Any]:
+async def _bulk_room(kit: MemoryKit, messages: int) -> tuple[User, Room]:
     alice = await kit.user(f"alice-{messages}")
     room = await kit.room(alice)
     async with kit.database.session() as session:
         for first in range(1, messages + 1, 10_000):
             last = min(messages, first + 9_999)
             await session.execute(insert(Message), _message_rows(room.id, alice.id, first, last))
-    summaries, texts = [], []
+    summaries: list[dict[str, Any]] = []
+    texts: list[str] = []
     for index in range(messages // MESSAGES_PER_L1):
         topic = TOPICS[index % len(TOPICS)]
         first_seq, last_seq = index * MESSAGES_PER_L1 + 1, (index + 1) * MESSAGES_PER_L1

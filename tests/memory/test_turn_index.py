@@ -10,7 +10,7 @@ import numpy as np
 from eko.embed.base import Kind
 from eko.memory.turn_index import COLLECTION
 from eko.memory.turn_recall import fuse_by_rank
-from eko.store.models import Embedding
+from eko.store.models import Embedding, Message, Room, User
 
 from .conftest import MemoryKit, make_kit
 
@@ -29,6 +29,7 @@ CONCEPTS = {
 
 class ConceptEmbedder:
     name = "concepts-8"
+    dim = 8
     calibrated_threshold = 0.9
 
     def __init__(self) -> None:
@@ -53,7 +54,7 @@ def test_reciprocal_rank_fusion_puts_a_turn_found_both_ways_first() -> None:
     assert fuse_by_rank([4, 4]) == fuse_by_rank([4])
 
 
-async def _talk(kit: MemoryKit) -> tuple[object, object, object]:
+async def _talk(kit: MemoryKit) -> tuple[User, Room, Message]:
     alice = await kit.user("Alice")
     room = await kit.room(alice)
     await kit.say(room, "On Sundays I do watercolours by the lake.", user=alice)

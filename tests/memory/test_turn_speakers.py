@@ -28,6 +28,7 @@ AXES = {"alice": 0, "bob": 1, "paint": 2, "paints": 2, "painting": 2, "garden": 
 
 class SpeakerEmbedder:
     name = "speakers-8"
+    dim = 8
     calibrated_threshold = 0.9
 
     def __init__(self) -> None:
