@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 
 import httpx
@@ -40,13 +41,13 @@ class Harness:
         return room_id
 
 
-HarnessFactory = Callable[..., "AsyncIterator[Harness]"]
+# What the `make_harness` fixture gives: `async with make_harness(providers=[...]) as h: ...`.
+HarnessFactory = Callable[..., AbstractAsyncContextManager[Harness]]
 
 
 @pytest.fixture
-def make_harness(database: Database) -> Callable[..., object]:
+def make_harness(database: Database) -> HarnessFactory:
     """Call as `async with make_harness(providers=[...]) as h:` (default: a constant model)."""
-    from contextlib import asynccontextmanager
 
     @asynccontextmanager
     async def factory(

@@ -9,6 +9,7 @@ from structlog.testing import capture_logs
 
 from eko.chat.engine.nodes.web_search import web_search_node
 from eko.chat.websearch import SearxngSearch
+from tests.api.conftest import HarnessFactory
 from tests.chat.helpers import engine_model, known_user, orchestrator_json, send, writer_system
 
 GUIDE = """# Eko guide
@@ -31,7 +32,7 @@ async def _ingest(h: Any, headers: dict[str, str], scope: str, source: str, text
     )
 
 
-async def test_docs_api_ingest_list_search_and_permissions(make_harness: Any) -> None:
+async def test_docs_api_ingest_list_search_and_permissions(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[engine_model()]) as h:
         _, member = await h.user("member")
         _, staff = await h.user("staff", role="staff")
@@ -73,7 +74,7 @@ async def test_docs_api_ingest_list_search_and_permissions(make_harness: Any) ->
         assert (await h.client.get("/v1/docs/scopes", headers=member)).json() == []
 
 
-async def test_docs_chunks_reach_the_writer_first(make_harness: Any) -> None:
+async def test_docs_chunks_reach_the_writer_first(make_harness: HarnessFactory) -> None:
     model = engine_model(
         orchestrator_json("functional_question", scope_need=True, scopes=["product"]),
         writer="Le plan Pro coûte 12 euros par mois.",
@@ -108,7 +109,9 @@ async def test_docs_chunks_reach_the_writer_first(make_harness: Any) -> None:
     assert "product: product docs" in model.requests[0].messages[0].content
 
 
-async def test_web_search_off_by_default_is_recorded_and_skipped(make_harness: Any) -> None:
+async def test_web_search_off_by_default_is_recorded_and_skipped(
+    make_harness: HarnessFactory,
+) -> None:
     model = engine_model(
         orchestrator_json("general_question", need_web=True, web_search_prompt="météo Lyon demain")
     )
@@ -126,7 +129,7 @@ async def test_web_search_off_by_default_is_recorded_and_skipped(make_harness: A
     assert "📌" not in reply["content"]
 
 
-async def test_web_results_are_digested_with_a_sources_block(make_harness: Any) -> None:
+async def test_web_results_are_digested_with_a_sources_block(make_harness: HarnessFactory) -> None:
     def searx(request: httpx.Request) -> httpx.Response:
         assert request.url.params["q"] == "météo Lyon demain"
         return httpx.Response(
@@ -180,7 +183,7 @@ async def test_web_results_are_digested_with_a_sources_block(make_harness: Any) 
     assert {e["event"]: e for e in logs}["chat.response_writer.call"]["has_web"] is True
 
 
-async def test_web_provider_failure_leaves_the_answer(make_harness: Any) -> None:
+async def test_web_provider_failure_leaves_the_answer(make_harness: HarnessFactory) -> None:
     model = engine_model(
         orchestrator_json("general_question", need_web=True, web_search_prompt="bourse"),
         writer="Je n'ai pas pu vérifier en ligne.",
@@ -201,7 +204,7 @@ async def test_web_provider_failure_leaves_the_answer(make_harness: Any) -> None
     assert "HTTP 502" in reply["metadata"]["web"]["error"]
 
 
-async def test_an_invented_scope_is_invalid_output(make_harness: Any) -> None:
+async def test_an_invented_scope_is_invalid_output(make_harness: HarnessFactory) -> None:
     model = engine_model(
         orchestrator_json("functional_question", scope_need=True, scopes=["ghost"]),
         writer="Réponse.",

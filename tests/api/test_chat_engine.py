@@ -14,6 +14,7 @@ from eko.chat.engine.registry import NodeContext, NodeOutput, NodeResult, NodeSp
 from eko.llm.errors import ProviderHTTPError, ProviderUnavailable
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
+from tests.api.conftest import HarnessFactory
 from tests.chat.helpers import (
     calls_for,
     engine_model,
@@ -27,7 +28,7 @@ from tests.chat.helpers import (
 FALLBACK_TEXT_FILE = "system/fallback_answer.md"
 
 
-async def test_orchestration_is_stored_in_the_reply_metadata(make_harness: Any) -> None:
+async def test_orchestration_is_stored_in_the_reply_metadata(make_harness: HarnessFactory) -> None:
     model = engine_model(
         orchestrator_json("decision_support", confidence=0.93), writer="Prends le train."
     )
@@ -71,7 +72,9 @@ async def test_orchestration_is_stored_in_the_reply_metadata(make_harness: Any) 
     ]
 
 
-async def test_orchestrator_prompt_lists_nodes_state_and_history(make_harness: Any) -> None:
+async def test_orchestrator_prompt_lists_nodes_state_and_history(
+    make_harness: HarnessFactory,
+) -> None:
     model = engine_model()
     async with make_harness(providers=[model]) as h:
         _, headers, room_id = await known_user(h)
@@ -109,7 +112,7 @@ async def test_orchestrator_prompt_lists_nodes_state_and_history(make_harness: A
     ],
 )
 async def test_bad_orchestrator_output_falls_back_deterministically(
-    make_harness: Any, orchestrator: str, reason: str
+    make_harness: HarnessFactory, orchestrator: str, reason: str
 ) -> None:
     model = engine_model(orchestrator, writer="Réponse sûre.")
     async with make_harness(providers=[model]) as h:
@@ -123,7 +126,7 @@ async def test_bad_orchestrator_output_falls_back_deterministically(
     assert (meta["intent"], meta["orchestrator"]["context_level"]) == ("general_question", "light")
 
 
-async def test_orchestrator_down_or_too_slow_still_answers(make_harness: Any) -> None:
+async def test_orchestrator_down_or_too_slow_still_answers(make_harness: HarnessFactory) -> None:
     async def slow_router(request: ProviderRequest) -> str:
         if request.json_schema is not None:
             await asyncio.sleep(5)
@@ -159,7 +162,7 @@ async def test_orchestrator_down_or_too_slow_still_answers(make_harness: Any) ->
     ],
 )
 async def test_writer_failures_give_the_safe_answer(
-    make_harness: Any, writer: Any, settings: dict[str, Any], reason: str
+    make_harness: HarnessFactory, writer: Any, settings: dict[str, Any], reason: str
 ) -> None:
     async def answer(request: ProviderRequest) -> str:
         if request.json_schema is not None:
@@ -180,7 +183,7 @@ async def test_writer_failures_give_the_safe_answer(
     assert not contains_flag_text(reply["content"])
 
 
-async def test_engine_crash_still_answers(make_harness: Any, monkeypatch: Any) -> None:
+async def test_engine_crash_still_answers(make_harness: HarnessFactory, monkeypatch: Any) -> None:
     async with make_harness(providers=[engine_model()]) as h:
         _, headers, room_id = await known_user(h)
 
@@ -198,7 +201,7 @@ async def test_engine_crash_still_answers(make_harness: Any, monkeypatch: Any) -
     assert "database on fire" in reply["metadata"]["error"]
 
 
-async def test_long_answers_are_capped_with_an_ellipsis(make_harness: Any) -> None:
+async def test_long_answers_are_capped_with_an_ellipsis(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[engine_model(writer="bla " * 3000)]) as h:
         _, headers, room_id = await known_user(h)
         reply = (await send(h, room_id, headers, "Raconte"))["assistant_message"]
@@ -215,7 +218,7 @@ FLAGGED = [
 ]
 
 
-async def test_flags_never_reach_stored_content(make_harness: Any) -> None:
+async def test_flags_never_reach_stored_content(make_harness: HarnessFactory) -> None:
     texts = iter(FLAGGED)
     model = engine_model(writer=lambda _request: next(texts))
     async with make_harness(providers=[model]) as h:
@@ -235,7 +238,7 @@ async def test_flags_never_reach_stored_content(make_harness: Any) -> None:
     assert replies[4]["metadata"]["flags"] == {"aha_moment": True, "onboarding_abort": True}
 
 
-async def test_a_failing_extra_node_leaves_the_answer(make_harness: Any) -> None:
+async def test_a_failing_extra_node_leaves_the_answer(make_harness: HarnessFactory) -> None:
     async def flaky(_context: NodeContext, _inputs: Mapping[str, NodeResult]) -> NodeOutput:
         raise ConnectionError("memory store unreachable")
 
@@ -249,7 +252,7 @@ async def test_a_failing_extra_node_leaves_the_answer(make_harness: Any) -> None
     assert reply["metadata"]["nodes"]["D"]["outcome"] == "ok"
 
 
-async def test_persona_rules_and_turns_reach_the_writer(make_harness: Any) -> None:
+async def test_persona_rules_and_turns_reach_the_writer(make_harness: HarnessFactory) -> None:
     model = engine_model(writer=lambda r: f"vu {len(r.messages)}")
     async with make_harness(providers=[model]) as h:
         _, headers, room_id = await known_user(h, persona="lisa")
@@ -278,7 +281,7 @@ async def test_persona_rules_and_turns_reach_the_writer(make_harness: Any) -> No
     assert writer_requests(model)[2].messages[-1].name == "marie"  # the lobby does
 
 
-async def test_logs_trace_the_pipeline(make_harness: Any) -> None:
+async def test_logs_trace_the_pipeline(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[engine_model()]) as h:
         _, headers, room_id = await known_user(h)
         with capture_logs() as logs:
@@ -294,7 +297,9 @@ async def test_logs_trace_the_pipeline(make_harness: Any) -> None:
     assert events["chat.orchestrator.decision"]["intent"] == "general_question"
 
 
-async def test_first_message_without_private_context_is_not_personal(make_harness: Any) -> None:
+async def test_first_message_without_private_context_is_not_personal(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness(
         providers=[engine_model(orchestrator_json("functional_question"))]
     ) as h:
@@ -309,7 +314,7 @@ async def test_first_message_without_private_context_is_not_personal(make_harnes
 
 
 async def test_the_orchestrator_prompt_carries_the_current_message_once(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     model = FunctionModel(
         lambda request: orchestrator_json() if request.json_schema is not None else "Bien sûr."

@@ -16,6 +16,7 @@ from eko.store import rooms as room_repo
 from eko.store import users as user_repo
 from eko.store.models import LLMCall, Message, Room, User
 from eko.wiring import build_services
+from tests.api.conftest import HarnessFactory
 from tests.chat.helpers import engine_model, known_user, orchestrator_json, writer_requests
 
 PROBLEM = "application/problem+json"
@@ -29,7 +30,7 @@ async def _count(h: Any, model: type, *where: Any) -> int:
         return int((await session.execute(query)).scalar_one())
 
 
-async def test_store_first_then_ask_for_the_answer(make_harness: Any) -> None:
+async def test_store_first_then_ask_for_the_answer(make_harness: HarnessFactory) -> None:
     model = engine_model(writer="Réponse unique.")
     async with make_harness(providers=[model]) as h:
         _, headers, room_id = await known_user(h)
@@ -64,7 +65,7 @@ async def test_store_first_then_ask_for_the_answer(make_harness: Any) -> None:
     assert me["free_quota_used"] == 1  # counted once, when stored
 
 
-async def test_concurrent_duplicate_requests_give_one_answer(make_harness: Any) -> None:
+async def test_concurrent_duplicate_requests_give_one_answer(make_harness: HarnessFactory) -> None:
     async def slow_writer(request: ProviderRequest) -> str:
         await asyncio.sleep(0.2)  # both requests are in flight while the first one writes
         return orchestrator_json() if request.json_schema is not None else "Une seule fois."
@@ -92,7 +93,7 @@ async def test_concurrent_duplicate_requests_give_one_answer(make_harness: Any) 
     assert len(writer_requests(model)) == 1
 
 
-async def test_two_workers_store_one_answer(make_harness: Any) -> None:
+async def test_two_workers_store_one_answer(make_harness: HarnessFactory) -> None:
     """Two processes (two ChatServices, no shared lock) answering the same message at once."""
     async with make_harness(providers=[engine_model(writer="A")]) as h:
         _, headers, room_id = await known_user(h)
@@ -116,7 +117,9 @@ async def test_two_workers_store_one_answer(make_harness: Any) -> None:
         async with h.services.database.session() as session:
             message = await session.get(Message, stored["user_message"]["id"])
             room = await session.get(Room, room_id)
+            assert message is not None and room is not None
             user = await session.get(User, message.sender_id)
+            assert user is not None
         turn = Turn(user=user, room=room, user_message=message)
         try:
             one, two = await asyncio.gather(h.services.chat.answer(turn), other.chat.answer(turn))
@@ -129,7 +132,9 @@ async def test_two_workers_store_one_answer(make_harness: Any) -> None:
         assert await _count(h, Message, Message.role == "assistant") == 1
 
 
-async def test_entry_point_refuses_bad_requests_and_stores_nothing(make_harness: Any) -> None:
+async def test_entry_point_refuses_bad_requests_and_stores_nothing(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness(providers=[engine_model()]) as h:
         owner_id, owner, room_id = await known_user(h, "owner")
         _, stranger = await h.user("stranger")
@@ -212,7 +217,7 @@ async def test_entry_point_refuses_bad_requests_and_stores_nothing(make_harness:
         assert response.json()["type"] == "urn:eko:problem:not-your-message"
 
 
-async def test_lobby_message_not_naming_eko_gets_no_answer(make_harness: Any) -> None:
+async def test_lobby_message_not_naming_eko_gets_no_answer(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[engine_model()]) as h:
         _, headers = await h.user()
         lobby = (await h.client.post("/v1/rooms", json={"kind": "lobby"}, headers=headers)).json()

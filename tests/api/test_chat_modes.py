@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from eko.llm.types import ProviderRequest
+from tests.api.conftest import HarnessFactory
 from tests.chat.helpers import (
     engine_model,
     known_user,
@@ -21,7 +22,7 @@ async def _profile(h: Any, public_id: str, headers: dict[str, str]) -> dict[str,
     return body
 
 
-async def test_smalltalk_intro_collects_the_required_facts(make_harness: Any) -> None:
+async def test_smalltalk_intro_collects_the_required_facts(make_harness: HarnessFactory) -> None:
     model = engine_model(orchestrator_json("small_talk"), writer="Enchantée ! Et toi ?")
     async with make_harness(providers=[model]) as h:
         public_id, headers = await h.user("newcomer")
@@ -63,7 +64,7 @@ async def test_smalltalk_intro_collects_the_required_facts(make_harness: Any) ->
 
 
 async def test_a_real_task_breaks_the_intro_and_is_not_taken_as_an_answer(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     def route(request: ProviderRequest) -> str:
         last = request.messages[-1].content
@@ -81,7 +82,7 @@ async def test_a_real_task_breaks_the_intro_and_is_not_taken_as_an_answer(
     assert meta["learned_facts"] == [] and profile["facts"] == []
 
 
-async def test_forced_discovery_until_the_aha_moment(make_harness: Any) -> None:
+async def test_forced_discovery_until_the_aha_moment(make_harness: HarnessFactory) -> None:
     texts = iter(
         [
             "Qu'est-ce qui te prend le plus de temps ?",
@@ -123,7 +124,7 @@ async def test_forced_discovery_until_the_aha_moment(make_harness: Any) -> None:
     assert after["metadata"]["mode"] == "normal"
 
 
-async def test_capability_gating_with_agents_and_services(make_harness: Any) -> None:
+async def test_capability_gating_with_agents_and_services(make_harness: HarnessFactory) -> None:
     model = engine_model(orchestrator_json("action_request"), writer="Je prépare un brouillon.")
     async with make_harness(providers=[model]) as h:
         public_id, headers, room_id = await known_user(h)
@@ -166,7 +167,7 @@ async def test_capability_gating_with_agents_and_services(make_harness: Any) -> 
     assert profile["agents"] == {"ultimate": True} and profile["services"] == {"email": True}
 
 
-async def test_pro_with_personal_agent_gets_medium_context(make_harness: Any) -> None:
+async def test_pro_with_personal_agent_gets_medium_context(make_harness: HarnessFactory) -> None:
     model = engine_model(orchestrator_json("deep_work", context_level="max"))
     async with make_harness(providers=[model]) as h:
         public_id, headers, room_id = await known_user(h)
@@ -186,7 +187,7 @@ async def test_pro_with_personal_agent_gets_medium_context(make_harness: Any) ->
     assert "agents: personal_assistant" in writer_system(model)
 
 
-async def test_profile_routes_check_who_asks(make_harness: Any) -> None:
+async def test_profile_routes_check_who_asks(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[engine_model()]) as h:
         alice_id, alice = await h.user("alice")
         _, bob = await h.user("bob")
@@ -206,7 +207,7 @@ async def test_profile_routes_check_who_asks(make_harness: Any) -> None:
 
 
 async def test_a_failing_profile_write_does_not_cost_the_answer(
-    make_harness: Any, monkeypatch: Any
+    make_harness: HarnessFactory, monkeypatch: Any
 ) -> None:
     from eko.chat.engine import engine as engine_module
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from eko.llm.providers import FunctionModel
+from tests.api.conftest import HarnessFactory
 from tests.chat.helpers import calls_for, engine_model, known_user, send, writer_system
 
 QUOTA_KEYS = {
@@ -17,7 +16,7 @@ QUOTA_KEYS = {
 }
 
 
-async def test_quota_route_has_the_seed_shape_and_is_private(make_harness: Any) -> None:
+async def test_quota_route_has_the_seed_shape_and_is_private(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[engine_model()]) as h:
         alice_id, alice, room_id = await known_user(h, "alice")
         bob_id, bob = await h.user("bob")
@@ -42,7 +41,9 @@ async def test_quota_route_has_the_seed_shape_and_is_private(make_harness: Any) 
         assert (await h.client.get(f"/v1/quota/{bob_id}")).status_code == 401
 
 
-async def test_seventh_message_warns_and_eighth_gets_the_paywall(make_harness: Any) -> None:
+async def test_seventh_message_warns_and_eighth_gets_the_paywall(
+    make_harness: HarnessFactory,
+) -> None:
     model = engine_model(writer="Réponse.")
     async with make_harness(providers=[model]) as h:
         public_id, headers, room_id = await known_user(h)
@@ -70,7 +71,7 @@ async def test_seventh_message_warns_and_eighth_gets_the_paywall(make_harness: A
     assert len(model.requests) == asked
 
 
-async def test_pro_users_are_never_blocked(make_harness: Any) -> None:
+async def test_pro_users_are_never_blocked(make_harness: HarnessFactory) -> None:
     model = engine_model(writer="Toujours là.")
     async with make_harness(providers=[model]) as h:
         public_id, headers, room_id = await known_user(h)
@@ -100,7 +101,7 @@ async def test_pro_users_are_never_blocked(make_harness: Any) -> None:
     }
 
 
-async def test_paywall_needs_no_working_model(make_harness: Any) -> None:
+async def test_paywall_needs_no_working_model(make_harness: HarnessFactory) -> None:
     down = FunctionModel(lambda request: (_ for _ in ()).throw(AssertionError("called")))
     async with make_harness(providers=[down]) as h:
         public_id, headers = await h.user()

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from eko.api.security_headers import PAGE_POLICY
+from tests.api.conftest import HarnessFactory
 
 PROBLEM = "application/problem+json"
 
@@ -20,7 +21,7 @@ def _assert_security_headers(response: Any) -> str:
     return policy
 
 
-async def test_security_headers_on_the_page_and_the_api(make_harness: Any) -> None:
+async def test_security_headers_on_the_page_and_the_api(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
         page = await h.client.get("/")
@@ -39,7 +40,9 @@ async def test_security_headers_on_the_page_and_the_api(make_harness: Any) -> No
     assert (me.status_code, missing_key.status_code, not_found.status_code) == (200, 401, 404)
 
 
-async def test_api_docs_get_the_headers_and_still_no_inline_script(make_harness: Any) -> None:
+async def test_api_docs_get_the_headers_and_still_no_inline_script(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness() as h:
         pages = [await h.client.get("/docs"), await h.client.get("/redoc")]
         init = await h.client.get("/docs/swagger-init.js")
@@ -61,7 +64,9 @@ async def test_api_docs_get_the_headers_and_still_no_inline_script(make_harness:
 OPENAI_COMPATIBLE = {"/v1/models", "/v1/models/{model}", "/v1/chat/completions"}
 
 
-async def test_every_operation_documents_its_problem_responses(make_harness: Any) -> None:
+async def test_every_operation_documents_its_problem_responses(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness() as h:
         spec = (await h.client.get("/openapi.json")).json()
     problem_ref = {"$ref": "#/components/schemas/ProblemDetails"}
@@ -87,7 +92,7 @@ async def test_every_operation_documents_its_problem_responses(make_harness: Any
     assert {"200", "201"} <= validate.keys()
 
 
-async def test_an_odd_request_id_is_replaced_not_echoed(make_harness: Any) -> None:
+async def test_an_odd_request_id_is_replaced_not_echoed(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         odd = await h.client.get("/health", headers={"X-Request-ID": "a b\tc<script>"})
         plain = await h.client.get("/health", headers={"X-Request-ID": "req-42"})

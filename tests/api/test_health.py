@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
 
 from eko.store.db_health import DatabaseHealth, DatabaseHealthMonitor
+from tests.api.conftest import HarnessFactory
 
 
 async def test_health_reads_the_last_probe_without_waiting_on_the_database(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     probes = 0
     hung = asyncio.Event()

@@ -18,6 +18,7 @@ from eko.store import rooms as room_repo
 from eko.store import users as user_repo
 from eko.store.db import Database
 from eko.store.models import Message, Room
+from tests.api.conftest import HarnessFactory
 
 PROBLEM = "application/problem+json"
 TOO_BIG = [2**53, 2**63, 2**64, 10**30]
@@ -40,7 +41,9 @@ def _assert_problem(response: Any, status: int) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("value", TOO_BIG)
-async def test_huge_integers_in_query_parameters_are_422(make_harness: Any, value: int) -> None:
+async def test_huge_integers_in_query_parameters_are_422(
+    make_harness: HarnessFactory, value: int
+) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
         _, staff = await h.user("root", role="staff")
@@ -58,7 +61,7 @@ async def test_huge_integers_in_query_parameters_are_422(make_harness: Any, valu
             _assert_problem(await h.client.get(path, headers=who), 422)
 
 
-async def test_the_largest_accepted_cursor_is_an_empty_page(make_harness: Any) -> None:
+async def test_the_largest_accepted_cursor_is_an_empty_page(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
@@ -82,7 +85,7 @@ def _raw_json(text: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "a\\udc00b", "\\u0000", "x\\u0000y"])
 async def test_surrogates_and_nul_in_a_message_are_422_and_store_nothing(
-    make_harness: Any, escape: str
+    make_harness: HarnessFactory, escape: str
 ) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
@@ -98,7 +101,9 @@ async def test_surrogates_and_nul_in_a_message_are_422_and_store_nothing(
         assert await _count(h, Message) == 0
 
 
-async def test_a_surrogate_in_a_field_name_is_422_and_stores_nothing(make_harness: Any) -> None:
+async def test_a_surrogate_in_a_field_name_is_422_and_stores_nothing(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
         response = await h.client.post(
@@ -133,7 +138,7 @@ TEXT_FIELDS = [
 
 @pytest.mark.parametrize("bad", ["\\u0000", "\\ud83d"])  # NUL; half an emoji, alone
 async def test_nul_and_surrogates_are_refused_in_every_kind_of_text_field(
-    make_harness: Any, bad: str
+    make_harness: HarnessFactory, bad: str
 ) -> None:
     async with make_harness() as h:
         public_id, member = await h.user()
@@ -155,7 +160,9 @@ async def test_nul_and_surrogates_are_refused_in_every_kind_of_text_field(
     "value",
     ["NaN", "Infinity", "-Infinity", '{"a": [NaN]}', "[" * 40 + "1" + "]" * 40],
 )
-async def test_fact_values_a_json_column_cannot_hold_are_422(make_harness: Any, value: str) -> None:
+async def test_fact_values_a_json_column_cannot_hold_are_422(
+    make_harness: HarnessFactory, value: str
+) -> None:
     async with make_harness() as h:
         public_id, headers = await h.user()
         response = await h.client.put(
@@ -183,13 +190,13 @@ async def test_fact_values_a_json_column_cannot_hold_are_422(make_harness: Any, 
         "/v1/docs/search?q=x&scope=a%00",
     ],
 )
-async def test_nul_anywhere_in_the_url_is_422(make_harness: Any, path: str) -> None:
+async def test_nul_anywhere_in_the_url_is_422(make_harness: HarnessFactory, path: str) -> None:
     async with make_harness() as h:
         _, headers = await h.user("root", role="staff")
         _assert_problem(await h.client.get(path, headers=headers), 422)
 
 
-async def test_other_control_characters_are_stored_as_sent(make_harness: Any) -> None:
+async def test_other_control_characters_are_stored_as_sent(make_harness: HarnessFactory) -> None:
     """ANSI escapes and bidi overrides are text like any other: kept as is, neutralised only
     where a terminal prints them."""
     content = "\x1b[31mrouge\x1b[0m \u202eevil\u202c\ttab"
@@ -208,7 +215,7 @@ async def test_other_control_characters_are_stored_as_sent(make_harness: Any) ->
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
 
 
-async def test_api_timestamps_carry_an_offset(make_harness: Any) -> None:
+async def test_api_timestamps_carry_an_offset(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
@@ -260,7 +267,7 @@ async def test_stored_timestamps_read_back_aware_and_utc(database: Database) -> 
 # --- browser security headers ---
 
 
-async def test_a_malformed_body_is_a_documented_problem(make_harness: Any) -> None:
+async def test_a_malformed_body_is_a_documented_problem(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
         response = await h.client.post(
@@ -312,7 +319,7 @@ async def test_eko_chat_prints_replies_with_controls_neutralised(
 
 @pytest.mark.parametrize("user_id", ["dæ", "a b", "x/y", "a\nb"])
 async def test_a_malformed_user_id_in_a_cache_request_is_422_not_500(
-    make_harness: Any, user_id: str
+    make_harness: HarnessFactory, user_id: str
 ) -> None:
     # Found by the schemathesis run: a non-ASCII id reached the scope check and raised.
     async with make_harness() as h:

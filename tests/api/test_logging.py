@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
 
 import pytest
 
 from eko.logging import configure_logging
+from tests.api.conftest import HarnessFactory
 
 
 async def test_request_lines_are_json_with_the_request_id(
-    make_harness: Any, capsys: pytest.CaptureFixture[str]
+    make_harness: HarnessFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     configure_logging("INFO")
     try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -15,6 +14,7 @@ from eko.chat.engine.orchestrator_contract import (
     to_proposal,
 )
 from eko.llm.providers import FunctionModel
+from tests.api.conftest import HarnessFactory
 from tests.chat.helpers import (
     calls_for,
     engine_model,
@@ -37,7 +37,9 @@ def properties(model: FunctionModel) -> set[str]:
     return set(schema["properties"])
 
 
-async def test_a_small_local_model_routes_with_the_compact_contract(make_harness: Any) -> None:
+async def test_a_small_local_model_routes_with_the_compact_contract(
+    make_harness: HarnessFactory,
+) -> None:
     model = small_model(json.dumps({"intent": "decision_support", "context_level": "medium"}))
     async with make_harness(providers=[model]) as h:
         _, headers, room_id = await known_user(h)
@@ -62,7 +64,7 @@ async def test_a_small_local_model_routes_with_the_compact_contract(make_harness
 
 
 async def test_compact_contract_asks_for_a_web_query_only_when_web_search_exists(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     model = small_model(
         json.dumps(
@@ -80,7 +82,9 @@ async def test_compact_contract_asks_for_a_web_query_only_when_web_search_exists
     assert orchestrator["web_search_prompt"] == "météo Lyon"
 
 
-async def test_a_garbled_compact_answer_falls_back_and_says_so(make_harness: Any) -> None:
+async def test_a_garbled_compact_answer_falls_back_and_says_so(
+    make_harness: HarnessFactory,
+) -> None:
     model = small_model('{"intent": "general_question"')
     async with make_harness(providers=[model]) as h:
         _, headers, room_id = await known_user(h)
@@ -90,7 +94,7 @@ async def test_a_garbled_compact_answer_falls_back_and_says_so(make_harness: Any
     assert meta["orchestrator"]["fallback"] == "invalid_output"
 
 
-async def test_the_setting_overrides_the_models_preference(make_harness: Any) -> None:
+async def test_the_setting_overrides_the_models_preference(make_harness: HarnessFactory) -> None:
     full = small_model(orchestrator_json("decision_support", confidence=0.9))
     async with make_harness(providers=[full], orchestrator_contract="full") as h:
         _, headers, room_id = await known_user(h)

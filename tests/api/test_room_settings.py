@@ -12,6 +12,7 @@ from eko.memory.scopes import room_key
 from eko.store.memory_models import MemoryItem
 from eko.store.message_versions import list_versions
 from eko.store.models import Embedding, Message, Room, RoomMember
+from tests.api.conftest import HarnessFactory
 
 PROBLEM = "application/problem+json"
 
@@ -25,7 +26,9 @@ async def _post(h: Any, room_id: str, headers: dict[str, str], content: str) -> 
     return body
 
 
-async def test_a_default_named_room_is_titled_by_its_first_message(make_harness: Any) -> None:
+async def test_a_default_named_room_is_titled_by_its_first_message(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness() as h:
         _, headers = await h.user("alice")
         fresh = await h.direct_room(headers)
@@ -45,7 +48,7 @@ async def test_a_default_named_room_is_titled_by_its_first_message(make_harness:
     assert rooms[named]["title"] == "Vacances"
 
 
-async def test_rename_by_a_member_only(make_harness: Any) -> None:
+async def test_rename_by_a_member_only(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, alice = await h.user("alice")
         _, bob = await h.user("bob")
@@ -72,7 +75,7 @@ async def test_rename_by_a_member_only(make_harness: Any) -> None:
     assert [r["title"] for r in listed] == ["Projet Lyon"]
 
 
-async def test_delete_by_the_creator_cascades(make_harness: Any) -> None:
+async def test_delete_by_the_creator_cascades(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, alice = await h.user("alice")
         _, bob = await h.user("bob")
@@ -108,7 +111,7 @@ async def test_delete_by_the_creator_cascades(make_harness: Any) -> None:
     assert room is None and kept_messages.scalar_one() == 2
 
 
-async def test_only_the_creator_of_a_direct_room_deletes_it(make_harness: Any) -> None:
+async def test_only_the_creator_of_a_direct_room_deletes_it(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         bob_id, bob = await h.user("bob")
         _, root = await h.user("root", role="staff")
@@ -128,7 +131,7 @@ async def test_only_the_creator_of_a_direct_room_deletes_it(make_harness: Any) -
     assert still.status_code == 200
 
 
-async def test_patch_me_changes_name_and_language(make_harness: Any) -> None:
+async def test_patch_me_changes_name_and_language(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, headers = await h.user("alice")
         named = await h.client.patch("/v1/me", json={"display_name": " Alice "}, headers=headers)
@@ -146,7 +149,9 @@ async def test_patch_me_changes_name_and_language(make_harness: Any) -> None:
     assert me["role"] == "member"
 
 
-async def test_a_deleted_room_takes_its_vectors_and_memory_items_along(make_harness: Any) -> None:
+async def test_a_deleted_room_takes_its_vectors_and_memory_items_along(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness() as h:
         _, alice = await h.user("alice")
         gone = await h.direct_room(alice)

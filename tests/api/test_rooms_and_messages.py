@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from eko.llm.errors import ProviderUnavailable
 from eko.llm.providers import FunctionModel, OpenAICompatProvider
 from eko.store.models import LLMCall, Message, User
+from tests.api.conftest import HarnessFactory
 
 PROBLEM = "application/problem+json"
 
@@ -19,7 +20,7 @@ async def _count(h: Any, model: type) -> int:
         return int((await session.execute(select(func.count()).select_from(model))).scalar_one())
 
 
-async def test_health_has_seed_shape_and_parts(make_harness: Any) -> None:
+async def test_health_has_seed_shape_and_parts(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         body = (await h.client.get("/health")).json()
     assert body["status"] == "healthy"
@@ -28,7 +29,7 @@ async def test_health_has_seed_shape_and_parts(make_harness: Any) -> None:
     assert body["model"]["providers"][0]["name"] == "function"
 
 
-async def test_post_message_stores_both_and_returns_reply(make_harness: Any) -> None:
+async def test_post_message_stores_both_and_returns_reply(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
@@ -59,7 +60,7 @@ async def test_post_message_stores_both_and_returns_reply(make_harness: Any) -> 
         assert {c["message_id"] for c in calls} == {body["user_message"]["id"]}
 
 
-async def test_history_reaches_the_model_in_order(make_harness: Any) -> None:
+async def test_history_reaches_the_model_in_order(make_harness: HarnessFactory) -> None:
     model = FunctionModel(lambda request: f"seen {len(request.messages)}")
     async with make_harness(providers=[model]) as h:
         _, headers = await h.user("bob")
@@ -80,7 +81,9 @@ async def test_history_reaches_the_model_in_order(make_harness: Any) -> None:
     assert last[1].name is None
 
 
-async def test_fallback_when_first_provider_refuses_connection(make_harness: Any) -> None:
+async def test_fallback_when_first_provider_refuses_connection(
+    make_harness: HarnessFactory,
+) -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused", request=request)
 
@@ -111,7 +114,7 @@ async def test_fallback_when_first_provider_refuses_connection(make_harness: Any
     assert [(c["provider"], c["outcome"]) for c in writer_calls] == [("backup", "fallback")]
 
 
-async def test_fallback_when_first_provider_returns_garbage(make_harness: Any) -> None:
+async def test_fallback_when_first_provider_returns_garbage(make_harness: HarnessFactory) -> None:
     garbage = OpenAICompatProvider(
         name="primary",
         base_url="http://llm.test/v1",
@@ -137,7 +140,7 @@ async def test_fallback_when_first_provider_returns_garbage(make_harness: Any) -
         assert writer_calls == 2
 
 
-async def test_all_providers_down_gives_safe_answer(make_harness: Any) -> None:
+async def test_all_providers_down_gives_safe_answer(make_harness: HarnessFactory) -> None:
     down = FunctionModel.scripted(ProviderUnavailable("only", "down"), name="only")
     async with make_harness(providers=[down]) as h:
         _, headers = await h.user()
@@ -151,7 +154,7 @@ async def test_all_providers_down_gives_safe_answer(make_harness: Any) -> None:
     assert reply["metadata"]["fallback"] == "llm_error"
 
 
-async def test_same_client_message_id_is_stored_once(make_harness: Any) -> None:
+async def test_same_client_message_id_is_stored_once(make_harness: HarnessFactory) -> None:
     model = FunctionModel.constant("once")
     async with make_harness(providers=[model]) as h:
         _, headers = await h.user()
@@ -171,7 +174,7 @@ async def test_same_client_message_id_is_stored_once(make_harness: Any) -> None:
     assert asked > 0 and len(model.requests) == asked  # the repeat asked the model nothing
 
 
-async def test_lobby_answers_only_when_named(make_harness: Any) -> None:
+async def test_lobby_answers_only_when_named(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
         response = await h.client.post(
@@ -194,7 +197,7 @@ async def test_lobby_answers_only_when_named(make_harness: Any) -> None:
     assert named["assistant_message"] is not None
 
 
-async def test_pagination_walks_back_in_order(make_harness: Any) -> None:
+async def test_pagination_walks_back_in_order(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
@@ -216,7 +219,7 @@ async def test_pagination_walks_back_in_order(make_harness: Any) -> None:
     assert seen == list(range(1, 11))
 
 
-async def test_quota_counts_user_messages(make_harness: Any) -> None:
+async def test_quota_counts_user_messages(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
@@ -238,7 +241,7 @@ async def _assert_problem(response: httpx.Response, status: int, kind: str) -> N
     assert body["type"] == f"urn:eko:problem:{kind}" and body["status"] == status
 
 
-async def test_bad_input_gets_4xx_and_stores_nothing(make_harness: Any) -> None:
+async def test_bad_input_gets_4xx_and_stores_nothing(make_harness: HarnessFactory) -> None:
     async with make_harness(max_message_chars=50) as h:
         owner_id, owner = await h.user("owner")
         _, intruder = await h.user("intruder")
@@ -307,7 +310,7 @@ async def test_bad_input_gets_4xx_and_stores_nothing(make_harness: Any) -> None:
         assert used == 0
 
 
-async def test_staff_only_routes(make_harness: Any) -> None:
+async def test_staff_only_routes(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, member = await h.user("m")
         _, staff = await h.user("s", role="staff")

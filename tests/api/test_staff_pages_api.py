@@ -3,16 +3,15 @@ day's reflection counters of a lobby (both backends)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from eko.llm.providers import FunctionModel
 from eko.memory.items import NewItem
 from eko.memory.scopes import GLOBAL, room_key
+from tests.api.conftest import HarnessFactory
 from tests.lobby.kit import ScriptedReflection
 
 
 async def test_a_memory_items_source_turn_is_shown_to_who_may_see_its_room(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     async with make_harness(providers=[FunctionModel.constant("Noté, Besançon.")]) as h:
         alice_id, alice = await h.user("alice")
@@ -70,7 +69,9 @@ async def test_a_memory_items_source_turn_is_shown_to_who_may_see_its_room(
         assert missing.status_code == 404
 
 
-async def test_the_reflection_status_counts_todays_reflections(make_harness: Any) -> None:
+async def test_the_reflection_status_counts_todays_reflections(
+    make_harness: HarnessFactory,
+) -> None:
     script = ScriptedReflection(tone="playful")
     async with make_harness(providers=[FunctionModel(script)]) as h:
         _, alice = await h.user("alice")
@@ -100,7 +101,7 @@ async def test_the_reflection_status_counts_todays_reflections(make_harness: Any
         assert today["day"] == status["history"][0]["timestamp"][:10]
 
 
-async def test_a_lobbys_members_are_listed_to_its_members(make_harness: Any) -> None:
+async def test_a_lobbys_members_are_listed_to_its_members(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         alice_id, alice = await h.user("Alice")
         bob_id, bob = await h.user("Bob")

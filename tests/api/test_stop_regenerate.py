@@ -12,6 +12,7 @@ from eko.llm.providers import Deltas, FunctionModel
 from eko.llm.types import ProviderRequest
 from eko.store.guard_models import GuardEntry
 from eko.store.models import Message
+from tests.api.conftest import HarnessFactory
 
 from .test_streaming_replies import parse_sse, post_stream, writer_model
 
@@ -30,7 +31,7 @@ def versioned_model(calls: list[ProviderRequest]) -> FunctionModel:
     return FunctionModel(answer)
 
 
-async def test_stop_stores_what_was_produced_marked_stopped(make_harness: Any) -> None:
+async def test_stop_stores_what_was_produced_marked_stopped(make_harness: HarnessFactory) -> None:
     writer_calls: list[ProviderRequest] = []
     parts = tuple(f"mot{i} " for i in range(40))
     model = writer_model(Deltas(parts, delay_s=0.03), calls=writer_calls)
@@ -67,7 +68,7 @@ async def test_stop_stores_what_was_produced_marked_stopped(make_harness: Any) -
 
 
 async def test_a_stop_reaches_the_api_process_writing_the_reply(
-    make_harness: Any, backend: str, monkeypatch: Any
+    make_harness: HarnessFactory, backend: str, monkeypatch: Any
 ) -> None:
     writer_calls: list[ProviderRequest] = []
     parts = tuple(f"mot{i} " for i in range(40))
@@ -101,7 +102,7 @@ async def test_a_stop_reaches_the_api_process_writing_the_reply(
         assert len(done["content"]) < len("".join(parts).strip())
 
 
-async def test_only_the_sender_stops_or_regenerates(make_harness: Any) -> None:
+async def test_only_the_sender_stops_or_regenerates(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, alice = await h.user("alice")
         room_id = await h.direct_room(alice)
@@ -120,7 +121,7 @@ async def test_only_the_sender_stops_or_regenerates(make_harness: Any) -> None:
         assert missing.status_code == 404
 
 
-async def test_regenerate_keeps_versions_and_shows_the_latest(make_harness: Any) -> None:
+async def test_regenerate_keeps_versions_and_shows_the_latest(make_harness: HarnessFactory) -> None:
     calls: list[ProviderRequest] = []
     async with make_harness(providers=[versioned_model(calls)]) as h:
         _, headers = await h.user()
@@ -172,7 +173,7 @@ async def test_regenerate_keeps_versions_and_shows_the_latest(make_harness: Any)
 
 
 async def test_regenerate_skips_the_cache_and_retires_what_was_learned(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     calls: list[ProviderRequest] = []
     async with make_harness(providers=[versioned_model(calls)]) as h:

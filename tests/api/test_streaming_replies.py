@@ -11,6 +11,7 @@ from sqlalchemy import select
 from eko.llm.providers import Deltas, FunctionModel
 from eko.llm.types import ProviderRequest
 from eko.store.models import LLMCall, Message, User
+from tests.api.conftest import HarnessFactory
 
 
 def parse_sse(body: str) -> list[tuple[str, Any]]:
@@ -44,7 +45,9 @@ async def post_stream(h: Any, room_id: str, headers: dict[str, str], **body: Any
     )
 
 
-async def test_a_streamed_reply_is_message_then_deltas_then_done(make_harness: Any) -> None:
+async def test_a_streamed_reply_is_message_then_deltas_then_done(
+    make_harness: HarnessFactory,
+) -> None:
     writer_calls: list[ProviderRequest] = []
     model = writer_model(Deltas(("Il ", "était ", "une ", "fois.")), calls=writer_calls)
     async with make_harness(providers=[model]) as h:
@@ -84,7 +87,9 @@ async def test_a_streamed_reply_is_message_then_deltas_then_done(make_harness: A
         assert {d["reply_to_id"] for d in deltas} == {events[0][1]["id"]}
 
 
-async def test_stream_query_parameter_and_json_unchanged_without_it(make_harness: Any) -> None:
+async def test_stream_query_parameter_and_json_unchanged_without_it(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness(providers=[writer_model(Deltas(("Oui.",)))]) as h:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
@@ -99,7 +104,7 @@ async def test_stream_query_parameter_and_json_unchanged_without_it(make_harness
         assert plain.json()["assistant_message"]["content"] == "Oui."
 
 
-async def test_problems_before_storing_are_not_streams(make_harness: Any) -> None:
+async def test_problems_before_storing_are_not_streams(make_harness: HarnessFactory) -> None:
     async with make_harness(max_message_chars=10) as h:
         _, headers = await h.user()
         room_id = await h.direct_room(headers)
@@ -109,7 +114,7 @@ async def test_problems_before_storing_are_not_streams(make_harness: Any) -> Non
 
 
 async def test_a_mid_stream_failure_stores_the_partial_reply_marked_incomplete(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     broken = writer_model(Deltas(("Première ", "moitié ", "perdue"), fail_after=2))
     backup = FunctionModel.constant("never used", name="backup")
@@ -135,7 +140,9 @@ async def test_a_mid_stream_failure_stores_the_partial_reply_marked_incomplete(
             assert len(list(user_messages)) == 1  # never a lost user message
 
 
-async def test_a_reconnect_gets_the_stored_reply_without_a_second_call(make_harness: Any) -> None:
+async def test_a_reconnect_gets_the_stored_reply_without_a_second_call(
+    make_harness: HarnessFactory,
+) -> None:
     writer_calls: list[ProviderRequest] = []
     model = writer_model(Deltas(("Une ", "seule ", "fois.")), calls=writer_calls)
     async with make_harness(providers=[model]) as h:
@@ -149,7 +156,7 @@ async def test_a_reconnect_gets_the_stored_reply_without_a_second_call(make_harn
         assert len(writer_calls) == 1
 
 
-async def test_a_reconnect_joins_the_reply_in_progress(make_harness: Any) -> None:
+async def test_a_reconnect_joins_the_reply_in_progress(make_harness: HarnessFactory) -> None:
     writer_calls: list[ProviderRequest] = []
     parts = tuple(f"mot{i} " for i in range(8))
     model = writer_model(Deltas(parts, delay_s=0.05), calls=writer_calls)
@@ -174,7 +181,7 @@ async def test_a_reconnect_joins_the_reply_in_progress(make_harness: Any) -> Non
         assert len(writer_calls) == 1
 
 
-async def test_a_paywall_answer_is_one_delta(make_harness: Any) -> None:
+async def test_a_paywall_answer_is_one_delta(make_harness: HarnessFactory) -> None:
     down = FunctionModel(lambda request: (_ for _ in ()).throw(AssertionError("called")))
     async with make_harness(providers=[down]) as h:
         public_id, headers = await h.user()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from eko.chat.engine.warmup import stable_prefixes, warm_up
 from eko.llm.providers import FunctionModel
 from eko.llm.providers.local import LocalLlamaProvider
 from eko.llm.types import ChatMessage
+from tests.api.conftest import HarnessFactory
 
 from ..llm.fake_llama import CHATML, FakeLlama, Loader
 
@@ -20,7 +20,9 @@ ROUTE = (
 )
 
 
-async def test_the_primed_heads_are_prefixes_of_the_real_prompts(make_harness: Any) -> None:
+async def test_the_primed_heads_are_prefixes_of_the_real_prompts(
+    make_harness: HarnessFactory,
+) -> None:
     model = FunctionModel(lambda request: ROUTE if request.json_schema else "Canberra.")
     async with make_harness(providers=[model]) as h:
         _, headers = await h.user()

@@ -11,6 +11,7 @@ from eko.llm.errors import ProviderUnavailable
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
 from eko.store.models import LLMCall
+from tests.api.conftest import HarnessFactory
 from tests.chat.helpers import engine_model, known_user
 
 PROBLEM = "application/problem+json"
@@ -36,7 +37,7 @@ def chain_and_engine_model() -> FunctionModel:
     return FunctionModel(answer, name="scripted", model="scripted")
 
 
-async def test_a_reflexive_message_is_answered_by_the_chain(make_harness: Any) -> None:
+async def test_a_reflexive_message_is_answered_by_the_chain(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[chain_and_engine_model()], chain_enabled=True) as h:
         _, headers, room_id = await known_user(h)
         response = await h.client.post(
@@ -71,7 +72,7 @@ async def test_a_reflexive_message_is_answered_by_the_chain(make_harness: Any) -
         assert sorted(purposes) == ["chain.M1", "chain.M2", "chain.OL1", "chain.OL1"]
 
 
-async def test_a_simple_message_keeps_todays_path(make_harness: Any) -> None:
+async def test_a_simple_message_keeps_todays_path(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[chain_and_engine_model()], chain_enabled=True) as h:
         _, headers, room_id = await known_user(h)
         response = await h.client.post(
@@ -84,7 +85,7 @@ async def test_a_simple_message_keeps_todays_path(make_harness: Any) -> None:
         assert body["reply"] == "Réponse simple."
 
 
-async def test_the_default_room_is_the_callers_direct_room(make_harness: Any) -> None:
+async def test_the_default_room_is_the_callers_direct_room(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[chain_and_engine_model()], chain_enabled=True) as h:
         _, headers = await h.user("solo")
         first = await h.client.post("/v1/chat", json={"message": "Salut"}, headers=headers)
@@ -95,7 +96,7 @@ async def test_the_default_room_is_the_callers_direct_room(make_harness: Any) ->
         assert room.json()["kind"] == "direct"
 
 
-async def test_errors_are_problems(make_harness: Any) -> None:
+async def test_errors_are_problems(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[chain_and_engine_model()], chain_enabled=True) as h:
         _, headers = await h.user("bad")
         cases = [
@@ -125,7 +126,9 @@ def offline_chain_model() -> FunctionModel:
     return FunctionModel(answer, name="scripted", model="scripted")
 
 
-async def test_a_chain_without_reply_falls_back_to_the_simple_path(make_harness: Any) -> None:
+async def test_a_chain_without_reply_falls_back_to_the_simple_path(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness(providers=[offline_chain_model()], chain_enabled=True) as h:
         _, headers, room_id = await known_user(h)
         response = await h.client.post(
@@ -141,7 +144,7 @@ async def test_a_chain_without_reply_falls_back_to_the_simple_path(make_harness:
         assert [s["node"] for s in meta["chain"]["skipped"]] == ["OL1", "M1", "M2"]
 
 
-async def test_the_chain_can_be_turned_off(make_harness: Any) -> None:
+async def test_the_chain_can_be_turned_off(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[chain_and_engine_model()], chain_enabled=False) as h:
         _, headers, room_id = await known_user(h)
         response = await h.client.post(
@@ -150,7 +153,7 @@ async def test_the_chain_can_be_turned_off(make_harness: Any) -> None:
         assert (response.json()["mode"], response.json()["reply"]) == ("simple", "Réponse simple.")
 
 
-async def test_the_callers_route_decides_by_category(make_harness: Any) -> None:
+async def test_the_callers_route_decides_by_category(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[chain_and_engine_model()], chain_enabled=True) as h:
         _, headers, room_id = await known_user(h)
         # Short enough to be simple on its own: the category makes it reflexive...

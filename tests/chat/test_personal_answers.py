@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from eko.llm.types import ProviderRequest
+from tests.api.conftest import HarnessFactory
 from tests.chat.helpers import engine_model, known_user, send
 
 ANSWERS = {
@@ -31,7 +32,7 @@ async def thumbs_up(h: Any, headers: dict[str, str], body: dict[str, Any]) -> di
     return verdict
 
 
-async def test_a_user_with_facts_can_teach_a_general_answer(make_harness: Any) -> None:
+async def test_a_user_with_facts_can_teach_a_general_answer(make_harness: HarnessFactory) -> None:
     model = engine_model(writer=writer)
     async with make_harness(providers=[model]) as h:
         _, headers, room_id = await known_user(h)  # Marie, Lyon: the intro is over
@@ -50,7 +51,7 @@ async def test_a_user_with_facts_can_teach_a_general_answer(make_harness: Any) -
 
 
 async def test_answers_about_the_user_or_repeating_their_facts_are_never_learned(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     async with make_harness(providers=[engine_model(writer=writer)]) as h:
         _, headers, room_id = await known_user(h)

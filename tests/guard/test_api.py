@@ -15,6 +15,7 @@ from eko.llm.errors import ProviderUnavailable
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest, ProviderResponse, Usage
 from eko.store.guard_models import GuardEntry
+from tests.api.conftest import HarnessFactory
 from tests.guard.conftest import age_entry
 
 PROBLEM = "application/problem+json"
@@ -44,6 +45,13 @@ class MetaWriter:
 
 def use_writer(h: Any, *, drop: Iterable[str] = (), **meta: Any) -> None:
     h.services.chat.writer = MetaWriter(h.services.chat.writer, drop=drop, **meta)
+
+
+def restore_writer(h: Any) -> None:
+    """Undo use_writer: the configured writer again."""
+    writer = h.services.chat.writer
+    assert isinstance(writer, MetaWriter)
+    h.services.chat.writer = writer.inner
 
 
 async def ask(h: Any, headers: dict[str, str], room_id: str, text: str) -> dict[str, Any]:
@@ -83,7 +91,7 @@ async def entries(h: Any) -> int:
 
 
 async def test_repeated_question_is_answered_from_the_cache_without_any_model_call(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     model = counting_model()
     async with make_harness(providers=[model]) as h:
@@ -145,7 +153,7 @@ async def test_repeated_question_is_answered_from_the_cache_without_any_model_ca
     ids=["unreported", "history-only"],
 )
 async def test_conversation_dependent_answers_are_private_to_the_asker(
-    make_harness: Any, reported: dict[str, Any]
+    make_harness: HarnessFactory, reported: dict[str, Any]
 ) -> None:
     async with make_harness(providers=[counting_model()]) as h:
         _, alice_headers = await h.user("alice")
@@ -167,7 +175,7 @@ async def test_conversation_dependent_answers_are_private_to_the_asker(
         assert mine["assistant_message"]["metadata"]["memory_guard"]["scope"] == "private"
 
 
-async def test_shared_answers_cross_users_but_never_personas(make_harness: Any) -> None:
+async def test_shared_answers_cross_users_but_never_personas(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[counting_model()]) as h:
         _, alice_headers = await h.user("alice")
         _, bob_headers = await h.user("bob")
@@ -196,7 +204,7 @@ async def test_shared_answers_cross_users_but_never_personas(make_harness: Any) 
         assert await calls_for(h, bob_headers, lisa_room, lisa)
 
 
-async def test_lobby_mention_is_not_part_of_the_question(make_harness: Any) -> None:
+async def test_lobby_mention_is_not_part_of_the_question(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[counting_model()]) as h:
         _, headers = await h.user("alice")
         use_writer(h, personal_context=False)
@@ -210,7 +218,7 @@ async def test_lobby_mention_is_not_part_of_the_question(make_harness: Any) -> N
 
 
 async def test_personal_invalid_truncated_and_fallback_answers_are_never_learned(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     def answer(request: ProviderRequest) -> str | ProviderResponse:
         if request.json_schema is not None:
@@ -232,7 +240,7 @@ async def test_personal_invalid_truncated_and_fallback_answers_are_never_learned
         # (tests/chat/test_personal_answers.py).
         use_writer(h, personal_context=True, personal_context_sources=["memory_facts"])
         personal = await ask(h, headers, room, "What is my badge number?")
-        h.services.chat.writer = h.services.chat.writer.inner
+        restore_writer(h)
         invalid = await ask(h, headers, room, "Is the sky green?")
         cut = await ask(h, headers, room, "Explain the whole history of France")
         down = await ask(h, headers, room, "What time is it in Tokyo?")
@@ -250,7 +258,7 @@ async def test_personal_invalid_truncated_and_fallback_answers_are_never_learned
         assert await entries(h) == 0
 
 
-async def test_feedback_rules_and_retraction(make_harness: Any) -> None:
+async def test_feedback_rules_and_retraction(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[counting_model()]) as h:
         alice, alice_headers = await h.user("alice")
         _, bob_headers = await h.user("bob")
@@ -299,7 +307,9 @@ async def test_feedback_rules_and_retraction(make_harness: Any) -> None:
         assert rated["metadata"]["feedback"][alice]["rating"] == "down"
 
 
-async def test_feedback_on_a_cached_answer_is_counted_on_its_entry(make_harness: Any) -> None:
+async def test_feedback_on_a_cached_answer_is_counted_on_its_entry(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness(providers=[counting_model()]) as h:
         _, headers = await h.user("alice")
         _, staff_headers = await h.user("root", role="staff")
@@ -316,7 +326,7 @@ async def test_feedback_on_a_cached_answer_is_counted_on_its_entry(make_harness:
         assert shown["status"] == "active"
 
 
-async def test_cacheable_intents_are_learned_automatically(make_harness: Any) -> None:
+async def test_cacheable_intents_are_learned_automatically(make_harness: HarnessFactory) -> None:
     async with make_harness(
         providers=[counting_model()], guard_cacheable_intents=["general_question"]
     ) as h:
@@ -325,10 +335,10 @@ async def test_cacheable_intents_are_learned_automatically(make_harness: Any) ->
         alice_room = await h.direct_room(alice_headers)
         use_writer(h, intent="general_question", personal_context=False)
         first = await ask(h, alice_headers, alice_room, QUESTION)
-        h.services.chat.writer = h.services.chat.writer.inner
+        restore_writer(h)
         use_writer(h, intent="smalltalk", personal_context=False)
         await ask(h, alice_headers, alice_room, "Bonjour, comment vas-tu ?")
-        h.services.chat.writer = h.services.chat.writer.inner
+        restore_writer(h)
         use_writer(h, drop=["intent"], personal_context=False)
         await ask(h, alice_headers, alice_room, "What is the tallest building in Paris?")
         await h.services.jobs.drain()
@@ -341,7 +351,7 @@ async def test_cacheable_intents_are_learned_automatically(make_harness: Any) ->
 
 
 async def test_guard_off_expired_and_broken_embedder_fall_through_to_the_writer(
-    make_harness: Any, monkeypatch: Any
+    make_harness: HarnessFactory, monkeypatch: Any
 ) -> None:
     async with make_harness(providers=[counting_model()], guard_max_age_days=30) as h:
         _, headers = await h.user("alice")

@@ -4,8 +4,6 @@ gets a cached answer, even from an entry holding that very text."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from eko.guard.hit_cost import exchange_model_calls
 from eko.guard.learn import NotLearnable
 from eko.guard.normalize import key_hash
@@ -14,13 +12,14 @@ from eko.guard.service import COLLECTION
 from eko.llm.providers import FunctionModel
 from eko.store.guard_models import GuardEntry
 from eko.store.models import utcnow
+from tests.api.conftest import HarnessFactory
 from tests.guard.conftest import GuardFactory
 
 QUESTION = "How do I export the team calendar to Outlook?"
 
 
 async def test_a_served_hit_makes_no_model_call_even_with_extraction_on(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     model = FunctionModel.constant("Open Settings, then Export.")  # not JSON: extraction retries
     async with make_harness(providers=[model], memory_extract_enabled=True) as h:

@@ -3,10 +3,16 @@ delete / prune — staff only, bad input refused with nothing stored."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from tests.api.conftest import HarnessFactory
 from tests.guard.conftest import age_entry
-from tests.guard.test_api import QUESTION, ask, counting_model, entries, use_writer
+from tests.guard.test_api import (
+    QUESTION,
+    ask,
+    counting_model,
+    entries,
+    restore_writer,
+    use_writer,
+)
 
 ROUTES = [
     ("GET", "/v1/staff/memory", None),
@@ -20,7 +26,7 @@ ROUTES = [
 ]
 
 
-async def test_staff_routes_refuse_members_and_anonymous(make_harness: Any) -> None:
+async def test_staff_routes_refuse_members_and_anonymous(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, headers = await h.user("alice")
         for method, path, body in ROUTES:
@@ -32,7 +38,7 @@ async def test_staff_routes_refuse_members_and_anonymous(make_harness: Any) -> N
         assert await entries(h) == 0
 
 
-async def test_staff_create_search_view_obsolete_delete(make_harness: Any) -> None:
+async def test_staff_create_search_view_obsolete_delete(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[counting_model()]) as h:
         alice, alice_headers = await h.user("alice")
         _, staff = await h.user("root", role="staff")
@@ -114,7 +120,9 @@ async def test_staff_create_search_view_obsolete_delete(make_harness: Any) -> No
             assert gone.status_code == 404 and gone.json()["type"].endswith("entry-not-found")
 
 
-async def test_staff_create_refuses_bad_input_and_stores_nothing(make_harness: Any) -> None:
+async def test_staff_create_refuses_bad_input_and_stores_nothing(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness() as h:
         _, staff = await h.user("root", role="staff")
         bad_bodies = [
@@ -144,7 +152,7 @@ async def test_staff_create_refuses_bad_input_and_stores_nothing(make_harness: A
         assert await entries(h) == 0
 
 
-async def test_staff_validate_any_answer_with_a_scope_choice(make_harness: Any) -> None:
+async def test_staff_validate_any_answer_with_a_scope_choice(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[counting_model()]) as h:
         _, alice_headers = await h.user("alice")
         _, bob_headers = await h.user("bob")
@@ -185,7 +193,7 @@ async def test_staff_validate_any_answer_with_a_scope_choice(make_harness: Any) 
         assert bob["assistant_message"]["type"] == "cached_response"
 
         # Personal answers stay out, whatever staff chooses.
-        h.services.chat.writer = h.services.chat.writer.inner
+        restore_writer(h)
         # Remembered facts make it personal (the facts store alone does not: the writer then
         # reports whether the answer used them, tests/chat/test_personal_answers.py).
         use_writer(h, personal_context=True, personal_context_sources=["memory_facts"])
@@ -198,7 +206,7 @@ async def test_staff_validate_any_answer_with_a_scope_choice(make_harness: Any) 
         assert refused.status_code == 422 and refused.json()["reason"] == "personal_context"
 
 
-async def test_staff_prune_deletes_expired_entries(make_harness: Any) -> None:
+async def test_staff_prune_deletes_expired_entries(make_harness: HarnessFactory) -> None:
     async with make_harness(guard_max_age_days=10, guard_auto_prune=False) as h:
         _, staff = await h.user("root", role="staff")
         ids = []

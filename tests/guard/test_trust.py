@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.api.conftest import HarnessFactory
 from tests.guard.test_api import QUESTION, ask, calls_for, counting_model, rate, use_writer
 
 EXACT_VARIANT = "how do I export my calendar to outlook"
@@ -46,7 +47,9 @@ async def assert_served(
     return meta
 
 
-async def test_a_members_thumbs_up_is_served_to_that_member_only(make_harness: Any) -> None:
+async def test_a_members_thumbs_up_is_served_to_that_member_only(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness(providers=[counting_model()]) as h:
         alice, alice_headers = await h.user("alice")
         bob, bob_headers = await h.user("bob")
@@ -85,7 +88,9 @@ async def test_a_members_thumbs_up_is_served_to_that_member_only(make_harness: A
         )
 
 
-async def test_a_lobby_members_thumbs_up_stays_with_that_member(make_harness: Any) -> None:
+async def test_a_lobby_members_thumbs_up_stays_with_that_member(
+    make_harness: HarnessFactory,
+) -> None:
     async with make_harness(providers=[counting_model()]) as h:
         alice, alice_headers = await h.user("alice")
         bob, bob_headers = await h.user("bob")
@@ -115,7 +120,7 @@ async def test_a_lobby_members_thumbs_up_stays_with_that_member(make_harness: An
             )
 
 
-async def test_staff_validation_publishes_to_everyone(make_harness: Any) -> None:
+async def test_staff_validation_publishes_to_everyone(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[counting_model()]) as h:
         _, alice_headers = await h.user("alice")
         _, bob_headers = await h.user("bob")
@@ -145,7 +150,7 @@ async def test_staff_validation_publishes_to_everyone(make_harness: Any) -> None
 
 
 async def test_many_thumbs_up_publish_nothing_without_agreement_configured(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     async with make_harness(providers=[counting_model()]) as h:
         _, alice_headers = await h.user("alice")
@@ -157,7 +162,7 @@ async def test_many_thumbs_up_publish_nothing_without_agreement_configured(
         await assert_not_served(h, alice_headers, (QUESTION,), not_content="")
 
 
-async def test_agreement_of_k_distinct_users_publishes(make_harness: Any) -> None:
+async def test_agreement_of_k_distinct_users_publishes(make_harness: HarnessFactory) -> None:
     async with make_harness(providers=[counting_model()], guard_shared_min_agreeing_users=2) as h:
         _, alice_headers = await h.user("alice")
         bob, bob_headers = await h.user("bob")
@@ -198,7 +203,7 @@ async def test_agreement_of_k_distinct_users_publishes(make_harness: Any) -> Non
 
 
 async def test_agreement_never_publishes_conversation_dependent_answers(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     async with make_harness(providers=[counting_model()], guard_shared_min_agreeing_users=2) as h:
         _, alice_headers = await h.user("alice")
@@ -211,7 +216,7 @@ async def test_agreement_never_publishes_conversation_dependent_answers(
 
 
 async def test_auto_learned_intents_are_shared_only_without_personal_context(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     async with make_harness(
         providers=[counting_model()], guard_cacheable_intents=["general_question"]

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.conftest import make_harness  # noqa: F401  (the fixture, shared)
+from tests.api.conftest import (
+    HarnessFactory,
+    make_harness,  # noqa: F401  (the fixture, shared)
+)
 
 
 async def test_after_reply_hooks_run_as_room_jobs_visible_to_staff_only(
-    make_harness: Any,  # noqa: F811
+    make_harness: HarnessFactory,  # noqa: F811
     clean_database: Any,
 ) -> None:
     async with make_harness() as h:
@@ -41,7 +44,7 @@ async def test_after_reply_hooks_run_as_room_jobs_visible_to_staff_only(
 
 
 async def test_staff_cancel_a_queued_job_and_retry_a_failed_one(
-    make_harness: Any,  # noqa: F811
+    make_harness: HarnessFactory,  # noqa: F811
     clean_database: Any,
 ) -> None:
     async with make_harness(jobs_max_attempts=1) as h:

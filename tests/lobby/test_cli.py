@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from eko.cli import app
+from tests.api.conftest import HarnessFactory
 
 runner = CliRunner()
 pytestmark = pytest.mark.parametrize("backend", ["sqlite"])
@@ -19,7 +20,7 @@ async def _invoke(*args: str) -> Any:
 
 
 async def test_reflect_and_stats_from_the_cli(
-    backend: str, cli_env: str, make_harness: Any
+    backend: str, cli_env: str, make_harness: HarnessFactory
 ) -> None:
     async with make_harness() as h:
         _, alice = await h.user("alice")

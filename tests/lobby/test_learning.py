@@ -4,7 +4,6 @@ scope where it was answered only."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
@@ -13,6 +12,7 @@ from eko.llm.types import ProviderRequest
 from eko.lobby import store
 from eko.memory.items import NewItem
 from eko.memory.scopes import room_key
+from tests.api.conftest import HarnessFactory
 from tests.chat.helpers import orchestrator_json
 from tests.lobby.kit import ScriptedReflection
 
@@ -44,7 +44,7 @@ class LearningModel:
 
 
 async def test_an_answer_in_the_lobby_closes_the_goal_not_one_in_a_direct_room(
-    backend: str, make_harness: Any
+    backend: str, make_harness: HarnessFactory
 ) -> None:
     model = LearningModel()
     async with make_harness(providers=[FunctionModel(model)], memory_extract_enabled=True) as h:
@@ -62,14 +62,16 @@ async def test_an_answer_in_the_lobby_closes_the_goal_not_one_in_a_direct_room(
         )
         asked = await h.client.post(f"/v1/rooms/{lobby_id}/reflection/trigger", headers=alice)
         assert asked.json()["reflection"]["goal_id"] == goal.item.id
-        assert (await items.get(goal.item.id)).status == "asked"
+        asked_goal = await items.get(goal.item.id)
+        assert asked_goal is not None and asked_goal.status == "asked"
 
         # Answered in a private room: the lobby's goal is not even shown to the extraction.
         await h.client.post(
             f"/v1/rooms/{direct}/messages", json={"content": f"Eko, {ANSWER}"}, headers=alice
         )
         await h.services.jobs.drain()
-        assert (await items.get(goal.item.id)).status == "asked"
+        asked_goal = await items.get(goal.item.id)
+        assert asked_goal is not None and asked_goal.status == "asked"
 
         # Answered in the lobby, naming the assistant: a lobby fact, the goal closed.
         await h.client.post(

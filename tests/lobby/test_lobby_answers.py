@@ -7,12 +7,13 @@ from typing import Any
 import pytest
 
 from eko.llm.providers import FunctionModel
+from tests.api.conftest import HarnessFactory
 
 pytestmark = pytest.mark.parametrize("backend", ["sqlite"])
 
 
 async def test_a_mention_gets_an_answer_and_a_non_mention_does_not(
-    backend: str, make_harness: Any
+    backend: str, make_harness: HarnessFactory
 ) -> None:
     async with make_harness(providers=[FunctionModel.constant("Salut !")]) as h:
         _, headers = await h.user("marie")
@@ -39,7 +40,7 @@ async def test_a_mention_gets_an_answer_and_a_non_mention_does_not(
 
 
 async def test_a_mention_is_answered_with_the_last_20_lobby_messages(
-    backend: str, make_harness: Any
+    backend: str, make_harness: HarnessFactory
 ) -> None:
     model = FunctionModel.constant("Oui.")
     async with make_harness(providers=[model]) as h:

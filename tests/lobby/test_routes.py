@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from eko.llm.providers import FunctionModel
 from eko.memory.items import NewItem
 from eko.memory.scopes import room_key
+from tests.api.conftest import HarnessFactory
 from tests.lobby.kit import ScriptedReflection
 
 pytestmark = pytest.mark.parametrize("backend", ["sqlite"])
 
 
-async def test_trigger_status_and_stats_survive_a_restart(backend: str, make_harness: Any) -> None:
+async def test_trigger_status_and_stats_survive_a_restart(
+    backend: str, make_harness: HarnessFactory
+) -> None:
     script = ScriptedReflection(tone="technical")
     async with make_harness(providers=[FunctionModel(script)]) as h:
         _, alice = await h.user("alice")

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
+from tests.api.conftest import HarnessFactory
 
 from .conftest import Summarizer, schema_title
 
 PROBLEM = "application/problem+json"
 
 
-async def test_items_add_dedup_list_filter_and_delete(make_harness: Any) -> None:
+async def test_items_add_dedup_list_filter_and_delete(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, alice = await h.user("alice")
         _, staff = await h.user("root", role="staff")
@@ -79,7 +79,7 @@ async def test_items_add_dedup_list_filter_and_delete(make_harness: Any) -> None
         assert (await c.get(f"/v1/memory/items/{fid}", headers=alice)).status_code == 404
 
 
-async def test_bad_input_is_a_problem_and_stores_nothing(make_harness: Any) -> None:
+async def test_bad_input_is_a_problem_and_stores_nothing(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, alice = await h.user("alice")
         c = h.client
@@ -99,13 +99,18 @@ async def test_bad_input_is_a_problem_and_stores_nothing(make_harness: Any) -> N
         )
         assert blank.status_code == 422
         assert (await c.get("/v1/memory/items", headers=alice)).json() == []
-        for params in ({"q": ""}, {"q": "x", "k": 0}, {"q": "x", "kind": "nope"}):
+        bad_queries: list[dict[str, str | int]] = [
+            {"q": ""},
+            {"q": "x", "k": 0},
+            {"q": "x", "kind": "nope"},
+        ]
+        for params in bad_queries:
             response = await c.get("/v1/memory/items/search", params=params, headers=alice)
             assert response.status_code == 422
         assert (await c.get("/v1/memory/items")).status_code == 401
 
 
-async def test_summaries_topics_search_and_context_routes(make_harness: Any) -> None:
+async def test_summaries_topics_search_and_context_routes(make_harness: HarnessFactory) -> None:
     topics = {1: ["Jardin potager"], 2: ["Potager"], 3: ["Vacances"]}
     summarizer = Summarizer(
         topics=lambda n, r: topics.get(n, []),

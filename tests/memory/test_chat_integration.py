@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from typing import Any
 
 import pytest
 
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
 from eko.prompts.library import PromptLibrary
+from tests.api.conftest import HarnessFactory
 
 from .conftest import schema_title
 
@@ -28,7 +28,9 @@ def plain_model(request: ProviderRequest) -> str:
     return "D'accord !"
 
 
-async def test_remembered_facts_reach_the_writer_through_node_m(make_harness: Any) -> None:
+async def test_remembered_facts_reach_the_writer_through_node_m(
+    make_harness: HarnessFactory,
+) -> None:
     model = FunctionModel(plain_model)
     async with make_harness(providers=[model]) as h:
         _, alice = await h.user("alice")
@@ -64,7 +66,7 @@ async def test_remembered_facts_reach_the_writer_through_node_m(make_harness: An
 
 @pytest.mark.parametrize("persona", ["eko", "lisa"])
 async def test_the_rooms_persona_luciform_reaches_the_model_whole(
-    make_harness: Any, persona: str
+    make_harness: HarnessFactory, persona: str
 ) -> None:
     model = FunctionModel(plain_model)
     luciform = PromptLibrary().persona(persona)

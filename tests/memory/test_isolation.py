@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
 
@@ -18,6 +17,7 @@ from eko.memory.scopes import GLOBAL, room_key, turn_keys, user_key, visibility,
 from eko.store import rooms as room_repo
 from eko.store.memory_models import Summary
 from eko.store.models import Room, User
+from tests.api.conftest import HarnessFactory
 
 from .conftest import MemoryKit
 
@@ -145,7 +145,7 @@ async def test_item_search_with_another_users_keys_finds_nothing(
     assert not seen.can_write(GLOBAL)
 
 
-async def test_the_api_shows_nothing_across_users_or_rooms(make_harness: Any) -> None:
+async def test_the_api_shows_nothing_across_users_or_rooms(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         alice_id, alice = await h.user("alice")
         _, bob = await h.user("bob")

@@ -15,6 +15,7 @@ from eko.memory.summaries import render_children
 from eko.prompts.library import PromptLibrary
 from eko.store.memory_models import Summary, SummaryParent, SummaryTopic, Topic
 from eko.store.models import Embedding, LLMCall
+from tests.api.conftest import HarnessFactory
 
 from .conftest import MemoryKit, Summarizer, schema_title
 from .summary_kit import EVERY, expected_ranges, fill, ranges
@@ -206,7 +207,9 @@ def test_higher_level_input_follows_the_seed_format() -> None:
     assert text.endswith("Known topics: auth")
 
 
-async def test_the_hook_builds_summaries_after_replies_through_the_api(make_harness: Any) -> None:
+async def test_the_hook_builds_summaries_after_replies_through_the_api(
+    make_harness: HarnessFactory,
+) -> None:
     summarizer = Summarizer()
 
     def model(request: ProviderRequest) -> str:

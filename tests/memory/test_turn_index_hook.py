@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select
 
 from eko.memory.turn_index import COLLECTION, TurnIndexHook
 from eko.store.models import Embedding, Message, Room, User
+from tests.api.conftest import HarnessFactory
 
 from .conftest import MemoryKit, make_kit
 from .test_turn_index import ConceptEmbedder as _Concepts
@@ -113,7 +113,7 @@ async def test_no_turn_job_when_dense_recall_is_off(
 
 
 async def test_a_posted_message_and_its_reply_get_their_vectors_from_the_job(
-    make_harness: Any,
+    make_harness: HarnessFactory,
 ) -> None:
     async with make_harness() as h:
         _, alice = await h.user("alice")
