@@ -12,7 +12,7 @@ from eko.store.db import Database
 from eko.store.vectors import VectorItem, build_vector_index
 from eko.store.vectors_pg import PgVectorIndex, hnsw_index_name
 from eko.store.vectors_sqlite import NumpyIndex, SqliteVecIndex
-from tests.store.vector_helpers import fill, unit
+from tests.store.vector_helpers import fill, put, unit
 
 
 async def test_factory_picks_the_backend(database: Database) -> None:
@@ -70,15 +70,7 @@ async def test_rows_written_without_sqlite_vec_are_indexed_again(database: Datab
             session, collection="docs", model="m", items=items, vectors=vectors[5:10]
         )
         await numpy_only.delete(session, collection="docs", item_ids=["i0"])
-        await numpy_only.upsert(
-            session,
-            collection="docs",
-            item_id="i1",
-            key="k",
-            text="t",
-            vector=vectors[10],
-            model="m",
-        )
+        await put(numpy_only, session, collection="docs", item_id="i1", vector=vectors[10])
 
     # A new process notices added and deleted rows by itself (cheap id comparison)...
     restarted = SqliteVecIndex()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from eko.store.db import Database
-from tests.store.vector_helpers import DIM, fill, indexes, unit
+from tests.store.vector_helpers import DIM, fill, indexes, put, unit
 
 
 async def test_nearest_neighbours_match_brute_force(database: Database) -> None:
@@ -37,14 +37,8 @@ async def test_a_key_never_leaks_into_another_scope(database: Database) -> None:
     query = unit(np.random.default_rng(2), 1)[0]
     for index in indexes(database):
         async with database.session() as session:
-            await index.upsert(
-                session,
-                collection="guard",
-                item_id="secret",
-                key="user:1",
-                text="t",
-                vector=query,
-                model="m",
+            await put(
+                index, session, collection="guard", item_id="secret", key="user:1", vector=query
             )
             assert (
                 await index.search(
@@ -76,14 +70,8 @@ async def test_models_and_collections_never_mix(database: Database) -> None:
             ("memory", "c", "model-a", query),
             ("docs", "d", "model-a", unit(rng, 1, dim=DIM * 2)[0]),  # another space entirely
         ]:
-            await index.upsert(
-                session,
-                collection=collection,
-                item_id=item_id,
-                key="k",
-                text="t",
-                vector=vector,
-                model=model,
+            await put(
+                index, session, collection=collection, item_id=item_id, vector=vector, model=model
             )
     for backend in indexes(database):
         async with database.session() as session:
@@ -111,15 +99,7 @@ async def test_min_score_and_k(database: Database) -> None:
         collection = f"c-{index.backend}"
         async with database.session() as session:
             for item_id, vector in (("near", near), ("far", far), ("same", query)):
-                await index.upsert(
-                    session,
-                    collection=collection,
-                    item_id=item_id,
-                    key="k",
-                    text="t",
-                    vector=vector,
-                    model="m",
-                )
+                await put(index, session, collection=collection, item_id=item_id, vector=vector)
             strict = await index.search(
                 session,
                 collection=collection,

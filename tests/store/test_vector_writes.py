@@ -16,7 +16,7 @@ from eko.store.db import Database
 from eko.store.models import Embedding
 from eko.store.vectors import ReembedProgress, VectorItem
 from eko.store.vectors_sqlite import vec_table
-from tests.store.vector_helpers import DIM, fill, indexes, unit
+from tests.store.vector_helpers import DIM, fill, indexes, put, unit
 
 
 async def test_upsert_replaces_the_row_and_its_index_entry(database: Database) -> None:
@@ -25,24 +25,24 @@ async def test_upsert_replaces_the_row_and_its_index_entry(database: Database) -
     for index in indexes(database):
         collection = f"c-{index.backend}"
         async with database.session() as session:
-            first_id = await index.upsert(
+            first_id = await put(
+                index,
                 session,
                 collection=collection,
                 item_id="x",
                 key="user:1",
                 text="old",
                 vector=first,
-                model="m",
             )
         async with database.session() as session:
-            second_id = await index.upsert(
+            second_id = await put(
+                index,
                 session,
                 collection=collection,
                 item_id="x",
                 key="user:2",
                 text="new",
                 vector=second,
-                model="m",
             )
             rows = (
                 await session.execute(
@@ -115,15 +115,7 @@ async def test_rolled_back_writes_leave_no_index_entry(database: Database) -> No
         collection = f"c-{index.backend}"
         with pytest.raises(RuntimeError):
             async with database.session() as session:
-                await index.upsert(
-                    session,
-                    collection=collection,
-                    item_id="x",
-                    key="k",
-                    text="t",
-                    vector=query,
-                    model="m",
-                )
+                await put(index, session, collection=collection, item_id="x", vector=query)
                 raise RuntimeError("abort")
         async with database.session() as session:
             assert (
@@ -138,14 +130,8 @@ async def test_bad_vectors_are_refused(database: Database) -> None:
     index = indexes(database)[0]
     async with database.session() as session:
         with pytest.raises(ValueError, match="zero"):
-            await index.upsert(
-                session,
-                collection="c",
-                item_id="x",
-                key="k",
-                text="t",
-                vector=np.zeros(DIM, dtype=np.float32),
-                model="m",
+            await put(
+                index, session, collection="c", item_id="x", vector=np.zeros(DIM, dtype=np.float32)
             )
         with pytest.raises(ValueError, match="items"):
             await index.upsert_many(

@@ -4,8 +4,10 @@ and a bulk fill."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.db import Database
 from eko.store.vectors import VectorIndex, VectorItem
@@ -44,3 +46,26 @@ async def fill(
         await index.upsert_many(
             session, collection=collection, model=model, items=items, vectors=vectors
         )
+
+
+async def put(
+    index: VectorIndex,
+    session: AsyncSession,
+    *,
+    collection: str,
+    item_id: str,
+    vector: np.ndarray,
+    key: str = "k",
+    text: str = "t",
+    model: str = "m",
+) -> Any:
+    """One upsert, with the key, text and model most tests do not care about."""
+    return await index.upsert(
+        session,
+        collection=collection,
+        item_id=item_id,
+        key=key,
+        text=text,
+        vector=vector,
+        model=model,
+    )
