@@ -77,14 +77,14 @@ def interleave_rankings(*rankings: Sequence[int]) -> list[int]:
 
 def n_then_one(first: Sequence[A], second: Sequence[B], n: int) -> list[A | B]:
     """`n` of `first`, then one of `second`, and so on, each in its order (what is left of
-    either once the other runs out comes at the end)."""
+    either once the other runs out comes at the end). `n` ≥ 1."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1, not {n}")
     merged: list[A | B] = []
-    rest_first, rest_second = list(first), list(second)
-    while rest_first or rest_second:
-        merged.extend(rest_first[:n])
-        del rest_first[:n]
-        if rest_second:
-            merged.append(rest_second.pop(0))
+    for block in range(max(-(-len(first) // n), len(second))):
+        merged.extend(first[block * n : (block + 1) * n])
+        if block < len(second):
+            merged.append(second[block])
     return merged
 
 

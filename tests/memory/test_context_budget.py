@@ -11,7 +11,7 @@ from eko.memory.budget import BudgetRule, interleave, pack, shares
 from eko.memory.context_parts import ItemPart, RecentPart, SummaryPart, render_context
 from eko.memory.items import NewItem
 from eko.memory.scopes import room_key
-from eko.memory.turn_recall import RecalledTurn
+from eko.memory.turn_recall import RecalledTurn, n_then_one
 
 from .conftest import MemoryKit
 
@@ -81,6 +81,14 @@ def test_interleave_takes_n_turns_then_one_summary() -> None:
     order = interleave(turns, summaries, 2)
     labels = [f"t{p.first_seq}" if isinstance(p, RecalledTurn) else p.summary_id for p in order]
     assert labels == ["t0", "t1", "s0", "t2", "t3", "s1", "t4", "s2"]
+
+
+def test_n_then_one_puts_what_is_left_of_either_list_at_the_end() -> None:
+    assert n_then_one([1, 2, 3, 4, 5], ["a"], 2) == [1, 2, "a", 3, 4, 5]
+    assert n_then_one([1], ["a", "b", "c"], 4) == [1, "a", "b", "c"]
+    assert n_then_one([], ["a"], 3) == ["a"]
+    with pytest.raises(ValueError, match="at least 1"):
+        n_then_one([1], ["a"], 0)
 
 
 def test_the_rule_comes_from_the_settings_and_zero_turns_it_off() -> None:
