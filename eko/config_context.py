@@ -24,6 +24,15 @@ class ContextBudgetSettings(BaseModel):
     # A question needing several pieces (two people, "both", a list) is split by rule into
     # sub-queries whose recalled turns are interleaved by rank (no model call).
     memory_multihop_enabled: bool = True
+    # ... and, for those questions only, the model is asked once for this many things the
+    # people might have said ("I went camping with the kids"), each recalled as one more
+    # sub-query (eko/memory/query_expansion.py; purpose "memory_expand" in llm_calls). On the
+    # dev questions with the bundled model, 3 beat 5 and 8 (fewer guesses, more room for the
+    # question's own hits). 0: off, the rule alone (no model call).
+    memory_recall_expand: int = Field(default=3, ge=0, le=8)
+    # The longest wait for those phrases; past it the context is built without them (a local
+    # model busy with another answer). Keep it below chat_node_timeout_s.
+    memory_recall_expand_timeout_s: float = Field(default=8.0, gt=0)
     # A fact in the context pulls the turn it was learned from into the recalled turns.
     memory_fact_source_turns: bool = True
     # And back: the facts drawn from the recalled turns join the context (after the facts

@@ -32,6 +32,11 @@ def memory_context_node(builder: DualContextBuilder, *, timeout_s: float) -> Nod
         }
         if "embedding_error" in stats:
             data["embedding_error"] = stats["embedding_error"]
+        multihop = stats.get("multihop", {})
+        if "phrases" in multihop:  # the one model call of a question needing several pieces
+            data["expanded"] = len(multihop["phrases"])
+        if "expand_error" in multihop:
+            data["expand_error"] = multihop["expand_error"]
         text = dual.past_text()
         if not text:
             return NodeOutput(data=data, skipped_reason="nothing relevant remembered")

@@ -43,6 +43,7 @@ from eko.memory.context_parts import (
 from eko.memory.context_recall import ContextRecall
 from eko.memory.items import ItemHit, MemoryItems
 from eko.memory.multihop import MultiHop, decompose
+from eko.memory.query_expansion import QueryExpander
 from eko.memory.recent import read_recent
 from eko.memory.relevance import item_min_score, rag_min_score
 from eko.memory.scopes import room_key, turn_keys
@@ -91,8 +92,11 @@ class DualContextBuilder:
         items: MemoryItems,
         topics: Topics,
         settings: Settings,
+        expander: QueryExpander | None = None,
     ) -> None:
         self._database = database
+        # Asked for phrases when a question needs several pieces (None: the rule alone).
+        self._expander = expander
         self._vectors = vectors
         self._embedder = embedder
         self._items = items
@@ -132,6 +136,7 @@ class DualContextBuilder:
             query=turn.user_message.content,
             before_seq=turn.user_message.seq,
             now=turn.user_message.created_at,
+            message_id=turn.user_message.id,
         )
 
     async def build(
@@ -144,10 +149,12 @@ class DualContextBuilder:
         now: datetime | None = None,
         topic: str | None = None,
         recent: bool = True,
+        message_id: str | None = None,
     ) -> DualContext:
         """The context for `user` asking `query` in `room`, from messages before `before_seq`
         (all when None). `topic` (id or name) restricts the summaries to that topic and its
-        merged aliases. `recent=False` leaves the recent window out (RAG only)."""
+        merged aliases. `recent=False` leaves the recent window out (RAG only). `message_id`:
+        the message asking, logged with the model call of a query expansion."""
         settings = self._settings
         now = as_utc(now or utcnow())
         stats: dict[str, Any] = {}
@@ -165,7 +172,15 @@ class DualContextBuilder:
             if settings.memory_multihop_enabled and query.strip()
             else MultiHop("single")
         )
-        stats["multihop"] = {"shape": hop.shape, "sub_queries": hop.sub_queries}
+        multihop: dict[str, Any] = {"shape": hop.shape}
+        if hop.needs_several and self._expander is not None and self._expander.enabled:
+            expansion = await self._expander.expand(query, room_id=room.id, message_id=message_id)
+            hop = hop.with_phrases(expansion.phrases)
+            multihop["phrases"] = expansion.phrases
+            if expansion.error is not None:
+                multihop["expand_error"] = expansion.error
+        multihop["sub_queries"] = hop.sub_queries
+        stats["multihop"] = multihop
         vector: np.ndarray | None = None
         sub_vectors: list[np.ndarray] = []
         if query.strip() and (

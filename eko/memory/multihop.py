@@ -68,6 +68,10 @@ class MultiHop:
     def needs_several(self) -> bool:
         return self.shape != "single"
 
+    def with_phrases(self, phrases: list[str]) -> MultiHop:
+        """The same shape with `phrases` (eko.memory.query_expansion) as more sub-queries."""
+        return MultiHop(self.shape, list(dict.fromkeys([*self.sub_queries, *phrases])))
+
 
 def names_in(text: str) -> list[str]:
     """Capitalised words that look like names, in order, deduplicated."""

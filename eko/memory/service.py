@@ -11,6 +11,7 @@ from eko.llm.runtime import LLMRuntime
 from eko.memory.context import DualContextBuilder
 from eko.memory.extraction import ExtractionHook, MemoryExtractor
 from eko.memory.items import MemoryItems
+from eko.memory.query_expansion import QueryExpander
 from eko.memory.relevance import dedup_min_score
 from eko.memory.summaries import SummaryBuilder, SummaryHook
 from eko.memory.summary_reads import SummaryReader
@@ -60,7 +61,10 @@ def build_memory(
     embedder: Embedder,
     vectors: VectorIndex,
     prompts: PromptLibrary,
+    expansion_runtime: LLMRuntime | None = None,
 ) -> Memory:
+    """`expansion_runtime`: the models asked for a question's phrases (default `runtime`; the
+    context bench gives them the model while the summaries come from a stand-in)."""
     items = MemoryItems(
         database=database,
         vectors=vectors,
@@ -90,6 +94,9 @@ def build_memory(
         items=items,
         topics=topics,
         settings=settings,
+        expander=QueryExpander(
+            runtime=expansion_runtime or runtime, prompts=prompts, settings=settings
+        ),
     )
     extractor = MemoryExtractor(
         database=database, runtime=runtime, items=items, prompts=prompts, settings=settings
