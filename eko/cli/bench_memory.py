@@ -32,6 +32,13 @@ def context(
             "answers cached under <home>/bench-cache/)."
         ),
     ] = "extractive",
+    expander: Annotated[
+        str,
+        typer.Option(
+            help="none (multi-hop by rule alone) or model (the configured model writes a list "
+            "question's phrases, as the server does; answers cached under <home>/bench-cache/)."
+        ),
+    ] = "none",
     budget: Annotated[
         list[int] | None,
         typer.Option(min=500, help="Context budget in chars (repeatable): one row per budget."),
@@ -54,6 +61,8 @@ def context(
         fail(f"unknown split {split!r}", fix="use all, dev, test, dev-q or test-q")
     if summarizer not in ("extractive", "model"):
         fail(f"unknown summarizer {summarizer!r}", fix="use extractive or model")
+    if expander not in ("none", "model"):
+        fail(f"unknown expander {expander!r}", fix="use none or model")
     if report is not None and not report.parent.is_dir():
         # Checked before the minutes of measuring, not after.
         fail(f"no directory for the report: {report.parent}", fix="create it or pick another path")
@@ -63,6 +72,7 @@ def context(
         split=split,
         limit=limit,
         summarizer=summarizer,
+        expander=expander,
         budgets=budget or [],
         backend=backend,
         report=report,

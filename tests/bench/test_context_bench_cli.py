@@ -135,3 +135,36 @@ def test_a_report_without_its_directory_fails_before_measuring(tmp_path: Path) -
     )
     assert result.exit_code == 1
     assert "no directory for the report" in " ".join(result.output.split())
+
+
+def test_an_unknown_expander_is_refused(tmp_path: Path) -> None:
+    data = _locomo(tmp_path / "locomo.json")
+    result = CliRunner().invoke(bench.app, ["context", "--data", str(data), "--expander", "gpt"])
+    assert result.exit_code == 1
+    assert "unknown expander 'gpt'" in " ".join(result.output.split())
+
+
+@pytest.mark.slow
+def test_the_model_expander_asks_once_per_list_question_then_reads_its_cache(
+    tmp_path: Path,
+) -> None:
+    samples = json.loads(_locomo(tmp_path / "locomo.json").read_text(encoding="utf-8"))
+    samples[0]["qa"].append(
+        {"question": "What books has Ben read?", "answer": "", "category": 1, "evidence": ["D1:2"]}
+    )
+    data = tmp_path / "with-list.json"
+    data.write_text(json.dumps(samples), encoding="utf-8")
+    env = {"EKO_HOME": str(tmp_path / "home")}
+    args = ["context", "--data", str(data), "--budget", "1500", "--expander", "model"]
+
+    first = CliRunner().invoke(bench.app, args, env=env)
+    second = CliRunner().invoke(bench.app, args, env=env)
+
+    assert first.exit_code == 0, first.output
+    assert second.exit_code == 0, second.output
+    # One list question, asked by the two scored contexts at 1,500 (with and without facts):
+    # the model once, then its cached answer; the second run only reads the cache.
+    assert "phrase cache: 1 answers reused, 1 asked to the model" in first.output
+    assert "phrase cache: 2 answers reused, 0 asked to the model" in second.output
+    assert "list questions' phrases by the configured model" in " ".join(first.output.split())
+    assert list((tmp_path / "home" / "bench-cache" / "expansions").glob("*.json"))

@@ -13,9 +13,14 @@ Summaries come, by default, from a deterministic extractive stand-in (summarizer
 FunctionModel quoting the first sentence of evenly spaced turns); `--summarizer model` uses
 the configured model, each answer cached on disk under <home>/bench-cache/ by its input's hash
 (summary_cache.py). The local model takes minutes per summary on 2 cores: use --limit.
+A question needing several pieces gets, on the server, a few phrases from the model
+(eko.memory.query_expansion); the bench asks for them only with `--expander model` (the
+configured model, cached the same way; ~3 s per list question with the bundled one), and by
+default measures the rule alone.
 
     eko bench context [--data FILE] [--split all|dev|test|dev-q|test-q] [--limit N]
-                      [--summarizer model] [--budget N ...] [--report FILE]
+                      [--summarizer model] [--expander model] [--budget N ...]
+                      [--report FILE]
 
 Splits by conversation: the three of locomo-dev-3.json are "dev" (Eko's defaults were tuned on
 them); every other LoCoMo conversation is "test". Splits by question: "dev-q" / "test-q" keep
@@ -60,6 +65,7 @@ from eko.memory.relevance import rag_min_score
 __all__ = ["run"]
 
 SUMMARIZERS = ("extractive", "model")
+EXPANDERS = ("none", "model")
 
 
 async def run(
@@ -73,10 +79,13 @@ async def run(
     budgets: Sequence[int] = (),
     backend: str = "sqlite",
     report: Path | None = None,
+    expander: str = "none",
 ) -> None:
     """Measure and print every table; `data` is LoCoMo's JSON (the caller checks it exists);
     `backend`: sqlite or postgres (a fresh database of it, removed afterwards); `report`: a
-    JSON-lines file to write, one line per scored question (which method found it)."""
+    JSON-lines file to write, one line per scored question (which method found it);
+    `expander`: none (the multi-hop rule alone) or model (the configured model is asked for a
+    list question's phrases, as the server does; answers cached on disk)."""
     chosen = select_split(load_locomo(data), split)
     if not chosen:
         console.print(f"no conversation of {data} is in the {split!r} split")
@@ -100,6 +109,7 @@ async def run(
         f"ragMinScore {rag_min_score(settings, embedder)}"
     )
     providers, label = _summarizer(settings, summarizer)
+    expanders, expander_label = _expander(settings, expander)
     started = time.perf_counter()
     every = settings.summarize_every_n_chars
     with tempfile.TemporaryDirectory(prefix="eko-bench-context-") as tmp:
@@ -116,6 +126,7 @@ async def run(
                 providers,
                 budgets,
                 database=database,
+                expander=expanders,
             )
             ranges = await summary_ranges(built.database)
             variants = [
@@ -126,14 +137,15 @@ async def run(
                 1 for c in conversations for q in c.questions if q.category == 5
             )
             levels = await summary_levels(built.database)
-    for provider in providers:
+    for provider in [*providers, *expanders]:
         await provider.aclose()
     print_recall(
         console,
         result,
         title=f"Content recall on LoCoMo, {backend} (split {split}: {tuning}; questions asked "
         "at the end; "
-        f"summaries by {label}, every {every:,} chars, "
+        f"summaries by {label}, every {every:,} chars; list questions' phrases by "
+        f"{expander_label}, "
         f"{' '.join(f'L{k}:{v}' for k, v in sorted(levels.items()))})",
     )
     console.print(
@@ -144,6 +156,14 @@ async def run(
         hits = sum(getattr(p, "hits", 0) for p in providers)
         misses = sum(getattr(p, "misses", 0) for p in providers)
         console.print(f"summary cache: {hits} answers reused, {misses} asked to the model")
+    if expanders:
+        hits = sum(getattr(p, "hits", 0) for p in expanders)
+        misses = sum(getattr(p, "misses", 0) for p in expanders)
+        errors = sum(getattr(p, "errors", 0) for p in expanders)
+        console.print(
+            f"phrase cache: {hits} answers reused, {misses} asked to the model"
+            + (f", {errors} failed (those questions scored by the rule alone)" if errors else "")
+        )
     print_growth(console, [built])
     if report is not None:
         write_report(report, result.per_question)
@@ -170,3 +190,15 @@ def _summarizer(settings: Settings, name: str) -> tuple[list[Provider], str]:
             f"{p.name}:{p.model}" for p in providers
         ) + f"; cache {directory})"
     return [extractive_provider()], "the extractive stand-in (not a model)"
+
+
+def _expander(settings: Settings, name: str) -> tuple[list[Provider], str]:
+    if name == "model":
+        directory = cache_directory(settings.home, "expansions")
+        providers: list[Provider] = [
+            DiskCachedProvider(p, directory) for p in build_providers(settings)
+        ]
+        return providers, "the configured model (" + ", ".join(
+            f"{p.name}:{p.model}" for p in providers
+        ) + f"; cache {directory})"
+    return [], "nobody (the rule alone)"

@@ -37,6 +37,10 @@ from eko.store.vectors import build_memory_index, build_vector_index
 GROWTH_PROBES = 5
 
 
+# The wait for a list question's phrases in the bench (the server's default is 8 s).
+EXPAND_TIMEOUT_S = 600.0
+
+
 @dataclass
 class LoadedRoom:
     conversation: Conversation
@@ -73,12 +77,21 @@ def bench_memory(
     database: Database,
     embedder: Embedder,
     summarizer: Sequence[Provider],
+    expander: Sequence[Provider] = (),
     **overrides: Any,
 ) -> Memory:
-    """Eko's memory on a bench database, with `summarizer` as its only model and `overrides`
-    on the settings (no model call is made unless the summarizer is asked)."""
+    """Eko's memory on a bench database, with `summarizer` as its model and `overrides` on the
+    settings (no model call is made unless the summarizer is asked). `expander`: the models
+    asked for a list question's phrases (eko.memory.query_expansion; none: no phrases)."""
+    if not expander:
+        overrides = {"memory_recall_expand": 0, **overrides}
+    else:
+        # The bench measures what the phrases find, not how fast a loaded machine writes
+        # them: a phrase given up on would silently score the rule alone.
+        overrides = {"memory_recall_expand_timeout_s": EXPAND_TIMEOUT_S, **overrides}
     tuned = settings.model_copy(update=overrides)
-    runtime = LLMRuntime(list(summarizer), DatabaseCallRecorder(database))
+    recorder = DatabaseCallRecorder(database)
+    runtime = LLMRuntime(list(summarizer), recorder)
     return build_memory(
         settings=tuned,
         database=database,
@@ -89,6 +102,7 @@ def bench_memory(
             build_vector_index(database, tuned), tuned, feed=None, shared_feed=True
         ),
         prompts=PromptLibrary(),
+        expansion_runtime=LLMRuntime(list(expander), recorder) if expander else None,
     )
 
 
@@ -105,6 +119,7 @@ async def setup(
     summarizer: Sequence[Provider] | None = None,
     budgets: Sequence[int] = (),
     database: Database | None = None,
+    expander: Sequence[Provider] = (),
 ) -> Setup:
     """`summarizer`: the providers that write summaries (default: the extractive stand-in);
     `budgets`: the context budgets to build Eko's context at (memory_context_max_chars);
@@ -118,7 +133,9 @@ async def setup(
     base = settings.model_copy(
         update={"database_url": database.url, "summarize_every_n_chars": every}
     )
-    memory = bench_memory(base, database, embedder, summarizer)
+    # The rooms are loaded (and their growth probed) without phrases: only scored contexts ask.
+    loader = bench_memory(base, database, embedder, summarizer)
+    memory = bench_memory(base, database, embedder, summarizer, expander)
     recent_only = bench_memory(
         base,
         database,
@@ -128,8 +145,10 @@ async def setup(
         memory_context_max_items=0,
         memory_recall_max_chars=0,
     )
-    no_facts = bench_memory(base, database, embedder, summarizer, memory_context_max_items=0)
-    rooms = [await _load(memory, recent_only, database, conv) for conv in conversations]
+    no_facts = bench_memory(
+        base, database, embedder, summarizer, expander, memory_context_max_items=0
+    )
+    rooms = [await _load(loader, recent_only, database, conv) for conv in conversations]
     async with database.session() as session:
         calls = (
             await session.execute(
@@ -138,12 +157,15 @@ async def setup(
         ).scalar_one()
     swept = {
         budget: (
-            bench_memory(base, database, embedder, summarizer, memory_context_max_chars=budget),
+            bench_memory(
+                base, database, embedder, summarizer, expander, memory_context_max_chars=budget
+            ),
             bench_memory(
                 base,
                 database,
                 embedder,
                 summarizer,
+                expander,
                 memory_context_max_chars=budget,
                 memory_context_max_items=0,
             ),

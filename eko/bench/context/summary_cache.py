@@ -1,4 +1,5 @@
-"""`--summarizer model`: the configured model, each answer cached on disk by its input's hash.
+"""`--summarizer model` and `--expander model`: the configured model, each answer cached on
+disk by its input's hash.
 
 The key is the SHA-256 of everything that shapes the answer (model, messages, schema, token
 limit, temperature), so a rerun on the same conversations asks the model nothing, and a
@@ -36,6 +37,7 @@ class DiskCachedProvider:
         self.name, self.model = inner.name, inner.model
         self.hits = 0
         self.misses = 0
+        self.errors = 0  # asked, and the model failed: nothing cached
 
     async def generate(self, request: ProviderRequest) -> ProviderResponse:
         path = self._directory / f"{request_key(self._inner.model, request)}.json"
@@ -45,7 +47,11 @@ class DiskCachedProvider:
             return ProviderResponse(
                 text=stored["text"], usage=Usage(**stored["usage"]), model=stored["model"]
             )
-        response = await self._inner.generate(request)
+        try:
+            response = await self._inner.generate(request)
+        except Exception:
+            self.errors += 1
+            raise
         self.misses += 1
         if not response.truncated:  # a cut answer is not worth keeping
             self._directory.mkdir(parents=True, exist_ok=True)
@@ -68,5 +74,6 @@ class DiskCachedProvider:
         await self._inner.aclose()
 
 
-def cache_directory(home: Path) -> Path:
-    return home / "bench-cache" / "summaries"
+def cache_directory(home: Path, kind: str = "summaries") -> Path:
+    """Where the answers of one kind of call are kept (summaries, expansions)."""
+    return home / "bench-cache" / kind
