@@ -164,7 +164,7 @@ def test_the_model_expander_asks_once_per_list_question_then_reads_its_cache(
     assert second.exit_code == 0, second.output
     # One list question, asked by the two scored contexts at 1,500 (with and without facts):
     # the model once, then its cached answer; the second run only reads the cache.
-    assert "phrase cache: 1 answers reused, 1 asked to the model" in first.output
-    assert "phrase cache: 2 answers reused, 0 asked to the model" in second.output
+    assert "phrase cache: 1 answers reused, 1 asked to the model; model time" in first.output
+    assert "phrase cache: 2 answers reused, 0 asked to the model\n" in second.output
     assert "list questions' phrases by the configured model" in " ".join(first.output.split())
     assert list((tmp_path / "home" / "bench-cache" / "expansions").glob("*.json"))

@@ -56,6 +56,7 @@ from eko.bench.context.scoring import summary_levels, summary_ranges
 from eko.bench.context.summary_cache import DiskCachedProvider, cache_directory
 from eko.bench.context.tables import print_growth
 from eko.bench.databases import fresh_database
+from eko.bench.stats import percentile
 from eko.config import Settings
 from eko.embed import build_embedder
 from eko.llm.providers import build_providers
@@ -160,9 +161,16 @@ async def run(
         hits = sum(getattr(p, "hits", 0) for p in expanders)
         misses = sum(getattr(p, "misses", 0) for p in expanders)
         errors = sum(getattr(p, "errors", 0) for p in expanders)
+        asked = [ms for p in expanders for ms in getattr(p, "asked_ms", [])]
         console.print(
             f"phrase cache: {hits} answers reused, {misses} asked to the model"
             + (f", {errors} failed (those questions scored by the rule alone)" if errors else "")
+            + (
+                f"; model time per phrase call p50 {percentile(asked, 0.5) / 1000:.1f} s, "
+                f"p95 {percentile(asked, 0.95) / 1000:.1f} s"
+                if asked
+                else ""
+            )
         )
     print_growth(console, [built])
     if report is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -38,6 +39,7 @@ class DiskCachedProvider:
         self.hits = 0
         self.misses = 0
         self.errors = 0  # asked, and the model failed: nothing cached
+        self.asked_ms: list[float] = []  # how long each answer asked of the model took
 
     async def generate(self, request: ProviderRequest) -> ProviderResponse:
         path = self._directory / f"{request_key(self._inner.model, request)}.json"
@@ -47,11 +49,13 @@ class DiskCachedProvider:
             return ProviderResponse(
                 text=stored["text"], usage=Usage(**stored["usage"]), model=stored["model"]
             )
+        started = time.perf_counter()
         try:
             response = await self._inner.generate(request)
         except Exception:
             self.errors += 1
             raise
+        self.asked_ms.append((time.perf_counter() - started) * 1000)
         self.misses += 1
         if not response.truncated:  # a cut answer is not worth keeping
             self._directory.mkdir(parents=True, exist_ok=True)
