@@ -65,9 +65,6 @@ from eko.memory.relevance import rag_min_score
 
 __all__ = ["run"]
 
-SUMMARIZERS = ("extractive", "model")
-EXPANDERS = ("none", "model")
-
 
 async def run(
     *,
@@ -154,24 +151,9 @@ async def run(
         f"{time.perf_counter() - started:.0f} s"
     )
     if summarizer == "model":
-        hits = sum(getattr(p, "hits", 0) for p in providers)
-        misses = sum(getattr(p, "misses", 0) for p in providers)
-        console.print(f"summary cache: {hits} answers reused, {misses} asked to the model")
+        console.print("summary cache: " + _cache_counts(providers))
     if expanders:
-        hits = sum(getattr(p, "hits", 0) for p in expanders)
-        misses = sum(getattr(p, "misses", 0) for p in expanders)
-        errors = sum(getattr(p, "errors", 0) for p in expanders)
-        asked = [ms for p in expanders for ms in getattr(p, "asked_ms", [])]
-        console.print(
-            f"phrase cache: {hits} answers reused, {misses} asked to the model"
-            + (f", {errors} failed (those questions scored by the rule alone)" if errors else "")
-            + (
-                f"; model time per phrase call p50 {percentile(asked, 0.5) / 1000:.1f} s, "
-                f"p95 {percentile(asked, 0.95) / 1000:.1f} s"
-                if asked
-                else ""
-            )
-        )
+        console.print("phrase cache: " + _cache_counts(expanders))
     print_growth(console, [built])
     if report is not None:
         write_report(report, result.per_question)
@@ -190,23 +172,38 @@ def write_report(path: Path, rows: Sequence[dict[str, object]]) -> None:
 
 def _summarizer(settings: Settings, name: str) -> tuple[list[Provider], str]:
     if name == "model":
-        directory = cache_directory(settings.home)
-        providers: list[Provider] = [
-            DiskCachedProvider(p, directory) for p in build_providers(settings)
-        ]
-        return providers, "the configured model (" + ", ".join(
-            f"{p.name}:{p.model}" for p in providers
-        ) + f"; cache {directory})"
+        return _configured_model(settings, "summaries")
     return [extractive_provider()], "the extractive stand-in (not a model)"
 
 
 def _expander(settings: Settings, name: str) -> tuple[list[Provider], str]:
     if name == "model":
-        directory = cache_directory(settings.home, "expansions")
-        providers: list[Provider] = [
-            DiskCachedProvider(p, directory) for p in build_providers(settings)
-        ]
-        return providers, "the configured model (" + ", ".join(
-            f"{p.name}:{p.model}" for p in providers
-        ) + f"; cache {directory})"
+        return _configured_model(settings, "expansions")
     return [], "nobody (the rule alone)"
+
+
+def _configured_model(settings: Settings, kind: str) -> tuple[list[Provider], str]:
+    """The configured providers, each answer cached under <home>/bench-cache/<kind>/."""
+    directory = cache_directory(settings.home, kind)
+    providers: list[Provider] = [
+        DiskCachedProvider(p, directory) for p in build_providers(settings)
+    ]
+    names = ", ".join(f"{p.name}:{p.model}" for p in providers)
+    return providers, f"the configured model ({names}; cache {directory})"
+
+
+def _cache_counts(providers: Sequence[Provider]) -> str:
+    """Answers reused and asked (DiskCachedProvider's counts), failures, model time."""
+    hits = sum(getattr(p, "hits", 0) for p in providers)
+    misses = sum(getattr(p, "misses", 0) for p in providers)
+    errors = sum(getattr(p, "errors", 0) for p in providers)
+    asked = [ms for p in providers for ms in getattr(p, "asked_ms", [])]
+    line = f"{hits} answers reused, {misses} asked to the model"
+    if errors:
+        line += f", {errors} failed (not cached; those calls fell back)"
+    if asked:
+        line += (
+            f"; model time per call p50 {percentile(asked, 0.5) / 1000:.1f} s, "
+            f"p95 {percentile(asked, 0.95) / 1000:.1f} s"
+        )
+    return line
