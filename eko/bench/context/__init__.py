@@ -53,13 +53,11 @@ from eko.bench.context.recall import Variant, measure, select_questions
 from eko.bench.context.recall_tables import print_recall
 from eko.bench.context.rooms import extractive_provider, setup
 from eko.bench.context.scoring import summary_levels, summary_ranges
-from eko.bench.context.summary_cache import DiskCachedProvider, cache_directory
+from eko.bench.context.summary_cache import cache_counts, configured_model
 from eko.bench.context.tables import print_growth
 from eko.bench.databases import fresh_database
-from eko.bench.stats import percentile
 from eko.config import Settings
 from eko.embed import build_embedder
-from eko.llm.providers import build_providers
 from eko.llm.types import Provider
 from eko.memory.relevance import rag_min_score
 
@@ -151,9 +149,9 @@ async def run(
         f"{time.perf_counter() - started:.0f} s"
     )
     if summarizer == "model":
-        console.print("summary cache: " + _cache_counts(providers))
+        console.print("summary cache: " + cache_counts(providers))
     if expanders:
-        console.print("phrase cache: " + _cache_counts(expanders))
+        console.print("phrase cache: " + cache_counts(expanders))
     print_growth(console, [built])
     if report is not None:
         write_report(report, result.per_question)
@@ -172,38 +170,11 @@ def write_report(path: Path, rows: Sequence[dict[str, object]]) -> None:
 
 def _summarizer(settings: Settings, name: str) -> tuple[list[Provider], str]:
     if name == "model":
-        return _configured_model(settings, "summaries")
+        return configured_model(settings, "summaries")
     return [extractive_provider()], "the extractive stand-in (not a model)"
 
 
 def _expander(settings: Settings, name: str) -> tuple[list[Provider], str]:
     if name == "model":
-        return _configured_model(settings, "expansions")
+        return configured_model(settings, "expansions")
     return [], "nobody (the rule alone)"
-
-
-def _configured_model(settings: Settings, kind: str) -> tuple[list[Provider], str]:
-    """The configured providers, each answer cached under <home>/bench-cache/<kind>/."""
-    directory = cache_directory(settings.home, kind)
-    providers: list[Provider] = [
-        DiskCachedProvider(p, directory) for p in build_providers(settings)
-    ]
-    names = ", ".join(f"{p.name}:{p.model}" for p in providers)
-    return providers, f"the configured model ({names}; cache {directory})"
-
-
-def _cache_counts(providers: Sequence[Provider]) -> str:
-    """Answers reused and asked (DiskCachedProvider's counts), failures, model time."""
-    hits = sum(getattr(p, "hits", 0) for p in providers)
-    misses = sum(getattr(p, "misses", 0) for p in providers)
-    errors = sum(getattr(p, "errors", 0) for p in providers)
-    asked = [ms for p in providers for ms in getattr(p, "asked_ms", [])]
-    line = f"{hits} answers reused, {misses} asked to the model"
-    if errors:
-        line += f", {errors} failed (not cached; those calls fell back)"
-    if asked:
-        line += (
-            f"; model time per call p50 {percentile(asked, 0.5) / 1000:.1f} s, "
-            f"p95 {percentile(asked, 0.95) / 1000:.1f} s"
-        )
-    return line

@@ -1,5 +1,5 @@
-"""`--summarizer model` and `--expander model`: the configured model, each answer cached on
-disk by its input's hash.
+"""`--summarizer model` and `--expander model` (bench context, bench recall): the configured
+model, each answer cached on disk by its input's hash.
 
 The key is the SHA-256 of everything that shapes the answer (model, messages, schema, token
 limit, temperature), so a rerun on the same conversations asks the model nothing, and a
@@ -11,9 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from eko.bench.stats import percentile
+from eko.config import Settings
+from eko.llm.providers import build_providers
 from eko.llm.types import Provider, ProviderRequest, ProviderResponse, Usage
 
 
@@ -81,3 +85,31 @@ class DiskCachedProvider:
 def cache_directory(home: Path, kind: str = "summaries") -> Path:
     """Where the answers of one kind of call are kept (summaries, expansions)."""
     return home / "bench-cache" / kind
+
+
+def configured_model(settings: Settings, kind: str) -> tuple[list[Provider], str]:
+    """The configured providers, each answer cached under <home>/bench-cache/<kind>/, and a
+    description of them for the bench's title."""
+    directory = cache_directory(settings.home, kind)
+    providers: list[Provider] = [
+        DiskCachedProvider(p, directory) for p in build_providers(settings)
+    ]
+    names = ", ".join(f"{p.name}:{p.model}" for p in providers)
+    return providers, f"the configured model ({names}; cache {directory})"
+
+
+def cache_counts(providers: Sequence[Provider]) -> str:
+    """Answers reused and asked (DiskCachedProvider's counts), failures, model time."""
+    hits = sum(getattr(p, "hits", 0) for p in providers)
+    misses = sum(getattr(p, "misses", 0) for p in providers)
+    errors = sum(getattr(p, "errors", 0) for p in providers)
+    asked = [ms for p in providers for ms in getattr(p, "asked_ms", [])]
+    line = f"{hits} answers reused, {misses} asked to the model"
+    if errors:
+        line += f", {errors} failed (not cached; those calls fell back)"
+    if asked:
+        line += (
+            f"; model time per call p50 {percentile(asked, 0.5) / 1000:.1f} s, "
+            f"p95 {percentile(asked, 0.95) / 1000:.1f} s"
+        )
+    return line
