@@ -16,34 +16,42 @@ time is printed once, above the table, and excluded from every column):
   neighbours (TurnIndex.search + recall_turns), what the hybrid recall adds to a message;
 * build — the whole DualContextBuilder.build (recent window, summaries, facts, recall).
 
+A question that needs several pieces is recalled with its phrases, as on the server: with
+`--expander model` (the default, as the server's default) the configured model writes them
+before any timing (recall_phrases.py, cached on disk), so recall and build time their recall,
+never the model's writing; `--expander none` times the rule's sub-queries alone.
+
     eko bench recall [--data FILE] [--turns N ...] [--questions N] [--backend sqlite|postgres]
+                     [--expander model|none]
 
 PostgreSQL tables are ANALYZEd after the bulk load, as autovacuum would do soon after.
 """
 
 from __future__ import annotations
 
-import statistics
 import time
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 from sqlalchemy import func, insert, select, text
 
 from eko.bench.context.data import load_locomo
 from eko.bench.context.rooms import bench_memory
+from eko.bench.context.summary_cache import cache_counts, configured_model
 from eko.bench.databases import fresh_database
 from eko.bench.recall_embeddings import CachedEmbedder, embed_passages, embed_queries
+from eko.bench.recall_phrases import write_phrases
+from eko.bench.recall_results import COLUMNS, Timings, table
 from eko.bench.stats import percentile
 from eko.config import Settings
 from eko.embed import Embedder, build_embedder
 from eko.llm.providers import FunctionModel
+from eko.llm.types import Provider
 from eko.memory.context import DualContextBuilder
 from eko.memory.multihop import MultiHop, decompose
 from eko.memory.turn_index import COLLECTION, turn_text
@@ -58,11 +66,9 @@ SIZES = (1_000, 10_000)
 QUESTIONS = 150
 WARMUP = 5
 BACKENDS = ("sqlite", "postgres")
-TARGET_P95_MS = 50.0
 # Cycle k of the corpus is dated k years after the first.
 CYCLE_SHIFT = timedelta(days=365)
 INSERT_BATCH = 1_000
-COLUMNS = ("fts", "catch_up", "recall", "build")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,24 +122,20 @@ class Loaded:
     vectors: int
 
 
-@dataclass
-class Timings:
-    backend: str
-    turns: int
-    ms: dict[str, list[float]] = field(default_factory=lambda: {c: [] for c in COLUMNS})
-    recalled: list[list[RecalledTurn]] = field(default_factory=list)
-    load_s: float = 0.0
-    index_s: float = 0.0
-    vectors: int = 0
-
-
-def builder_for(settings: Settings, database: Database, embedder: Embedder) -> DualContextBuilder:
-    """The dual context builder as the chat path builds it (no model is ever called)."""
+def builder_for(
+    settings: Settings,
+    database: Database,
+    embedder: Embedder,
+    expander: Sequence[Provider] = (),
+) -> DualContextBuilder:
+    """The dual context builder as the chat path builds it. No model is called but
+    `expander`, for list questions' phrases (already in its cache: write_phrases)."""
     memory = bench_memory(
         settings.model_copy(update={"database_url": database.url}),
         database,
         embedder,
         [FunctionModel(lambda request: "", name="bench", model="bench")],
+        expander,
     )
     return memory.context
 
@@ -204,15 +206,19 @@ async def measure(
     questions: Sequence[str],
     *,
     warmup: int = WARMUP,
+    phrases: Mapping[str, Sequence[str]] | None = None,
 ) -> Timings:
-    """Per question, each part's time in ms (the first `warmup` questions are not counted).
+    """Per question, each part's time in ms; the first `warmup` questions are asked once
+    before, not counted.
 
     The query's vector comes from `embedder`, the builder's, before any timing: with a cache
-    (CachedEmbedder, primed by `embed_queries`) its embedding stays out of every column."""
+    (CachedEmbedder, primed by `embed_queries`) its embedding stays out of every column, and
+    so do its `phrases`' (write_phrases), recalled as sub-queries."""
     timings = Timings(database.dialect, loaded.turns)
     room_id = loaded.room.id
-    for number, question in enumerate([*questions[:warmup], *questions]):
-        counted = number >= warmup
+    warm = list(questions[:warmup])  # fewer than `warmup` when there are fewer questions
+    for number, question in enumerate([*warm, *questions]):
+        counted = number >= len(warm)
         vector = (await embedder.embed([question], kind="query"))[0]
         async with database.session() as session:
             started = time.perf_counter()
@@ -226,7 +232,9 @@ async def measure(
             )
             catch_up_ms = _ms(started)
             started = time.perf_counter()
-            recalled = await _recall(database, builder, settings, room_id, question, vector)
+            recalled = await _recall(
+                builder, settings, room_id, question, vector, (phrases or {}).get(question, ())
+            )
             recall_ms = _ms(started)
         started = time.perf_counter()
         await builder.build(room=loaded.room, user=loaded.asker, query=question)
@@ -246,16 +254,19 @@ async def measure(
 
 
 async def _recall(
-    database: Database,
     builder: DualContextBuilder,
     settings: Settings,
     room_id: str,
     question: str,
     vector: np.ndarray,
+    phrases: Sequence[str],
 ) -> list[RecalledTurn]:
     """The builder's own turn recall (step 3), from a query vector already computed; a
-    question needing several pieces embeds its sub-queries (cached like the question's)."""
+    question needing several pieces embeds its sub-queries, its phrases among them (cached
+    like the question's)."""
     hop = decompose(question) if settings.memory_multihop_enabled else MultiHop("single")
+    if hop.needs_several and phrases:
+        hop = hop.with_phrases(list(phrases))
     vectors = [vector]
     if hop.sub_queries:
         vectors.extend(await builder.embedder.embed(hop.sub_queries, kind="query"))
@@ -290,49 +301,6 @@ async def row_counts(database: Database, room_id: str, model: str) -> tuple[int,
     return int(messages or 0), int(vectors or 0)
 
 
-def table(results: Sequence[Timings], embedder_name: str) -> Table:
-    out = Table(
-        title=f"Retrieval overhead per message (ms; the query's embedding by {embedder_name} "
-        "excluded)"
-    )
-    for column in (
-        "backend",
-        "turns",
-        "questions",
-        "fts p50/p95 (baseline)",
-        "catch-up p50/p95",
-        "recall p50/p95/p99",
-        "build p50/p95/p99",
-        "recalled/q",
-        "set-up s (insert+index)",
-    ):
-        out.add_column(column, justify="left" if column == "backend" else "right")
-    for result in results:
-        ms = result.ms
-        n = len(ms["build"])
-        out.add_row(
-            result.backend,
-            f"{result.turns:,}",
-            str(n),
-            _cell(ms["fts"], (0.5, 0.95)),
-            _cell(ms["catch_up"], (0.5, 0.95)),
-            _cell(ms["recall"], (0.5, 0.95, 0.99)),
-            _cell(ms["build"], (0.5, 0.95, 0.99)),
-            f"{statistics.fmean(len(r) for r in result.recalled):.1f}",
-            f"{result.load_s:.1f}+{result.index_s:.1f}",
-        )
-    out.caption = (
-        "recall = dense turn search + full-text search + rank fusion + reading the turns and "
-        "their neighbours; build = the whole DualContextBuilder.build; catch-up = the "
-        f"request-path check for unindexed turns. Target: recall p95 ≤ {TARGET_P95_MS:.0f} ms."
-    )
-    return out
-
-
-def _cell(values: Sequence[float], quantiles: Sequence[float]) -> str:
-    return "/".join(f"{percentile(values, q):.1f}" for q in quantiles)
-
-
 def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
@@ -345,8 +313,10 @@ async def run(
     sizes: Sequence[int] | None = None,
     questions: int = QUESTIONS,
     backends: Sequence[str] | None = None,
+    expander: str = "model",
 ) -> None:
-    """`sizes` default to SIZES (1k, 10k turns), `backends` to both."""
+    """`sizes` default to SIZES (1k, 10k turns), `backends` to both; `expander`: "model"
+    (the configured model writes list questions' phrases) or "none" (the rule alone)."""
     corpus = corpus_from_locomo(data, questions)
     embedder = CachedEmbedder(build_embedder(settings))
     # As the turn index embeds them: the room's indexing reads the cache.
@@ -358,19 +328,34 @@ async def run(
     console.print(
         f"LoCoMo {data.name}: {len(corpus.turns):,} turns ({len(distinct):,} distinct, embedded "
         f"once by {embedder.name}: {source}, {time.perf_counter() - started:.0f} s), "
-        f"{len(corpus.questions)} questions (+{WARMUP} warm-up)"
+        f"{len(corpus.questions)} questions (+{min(WARMUP, len(corpus.questions))} warm-up)"
     )
     embed_ms = await embed_queries(embedder, corpus.questions)
     console.print(
         f"query embedding (once per question, excluded below): p50 "
         f"{percentile(embed_ms, 0.5):.1f} ms, p95 {percentile(embed_ms, 0.95):.1f} ms"
     )
+    providers: list[Provider] = []
+    phrases: dict[str, list[str]] = {}
+    if expander == "model":
+        providers, described = configured_model(settings, "expansions")
+        with console.status(f"list questions' phrases by {described}…"):
+            phrases = await write_phrases(corpus.questions, settings=settings, providers=providers)
+        written = [p for listed in phrases.values() for p in listed]
+        await embed_queries(embedder, written)  # their embedding is excluded too
+        console.print(
+            f"phrases: {len(phrases)} of {len(corpus.questions)} questions need several "
+            f"pieces, {sum(1 for listed in phrases.values() if listed)} got phrases "
+            f"({len(written)} in all) from {described}; {cache_counts(providers)}"
+        )
+    else:
+        console.print("phrases: none (--expander none: the rule's sub-queries alone)")
     results = []
     for backend in dict.fromkeys(backends or BACKENDS):
         for size in sizes or SIZES:
             with console.status(f"recall bench on {backend}, {size:,} turns…"):
                 async with fresh_database(backend) as database:
-                    builder = builder_for(settings, database, embedder)
+                    builder = builder_for(settings, database, embedder, providers)
                     loaded = await load_room(database, builder, corpus, size)
                     messages, vectors = await row_counts(database, loaded.room.id, embedder.name)
                     result = await measure(
@@ -380,6 +365,7 @@ async def run(
                         embedder,
                         loaded,
                         corpus.questions,
+                        phrases=phrases,
                     )
             results.append(result)
             console.print(

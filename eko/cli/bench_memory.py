@@ -88,13 +88,28 @@ def recall(
     backend: Annotated[
         list[str] | None, typer.Option(help="sqlite and/or postgres (repeatable; default both).")
     ] = None,
+    expander: Annotated[
+        str,
+        typer.Option(
+            help="model (the configured model writes list questions' phrases before the "
+            "timing, as the server asks for them; cached under <home>/bench-cache/) or none "
+            "(the rule's sub-queries alone)."
+        ),
+    ] = "model",
 ) -> None:
     """retrieval overhead per message (hybrid recall over turns) at 1k/10k turns, both backends"""
     if set(backend or []) - set(BACKENDS):
         fail(f"unknown backend in {backend}", fix="use sqlite and/or postgres")
+    if expander not in ("none", "model"):
+        fail(f"unknown expander {expander!r}", fix="use model or none")
     path = support.data_file(data, LOCOMO_FILE, "recall")
     support.run_suite(
-        "eko.bench.bench_recall", data=path, questions=questions, sizes=turns, backends=backend
+        "eko.bench.bench_recall",
+        data=path,
+        questions=questions,
+        sizes=turns,
+        backends=backend,
+        expander=expander,
     )
 
 

@@ -8,16 +8,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from eko.bench.bench_recall import (
-    COLUMNS,
-    builder_for,
-    corpus_from_locomo,
-    load_room,
-    measure,
-    row_counts,
-    table,
-)
+from eko.bench.bench_recall import builder_for, corpus_from_locomo, load_room, measure, row_counts
 from eko.bench.recall_embeddings import CachedEmbedder, embed_passages, embed_queries
+from eko.bench.recall_results import COLUMNS, table
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
 from eko.store.db import Database
