@@ -137,13 +137,6 @@ def test_a_report_without_its_directory_fails_before_measuring(tmp_path: Path) -
     assert "no directory for the report" in " ".join(result.output.split())
 
 
-def test_an_unknown_expander_is_refused(tmp_path: Path) -> None:
-    data = _locomo(tmp_path / "locomo.json")
-    result = CliRunner().invoke(bench.app, ["context", "--data", str(data), "--expander", "gpt"])
-    assert result.exit_code == 1
-    assert "unknown expander 'gpt'" in " ".join(result.output.split())
-
-
 @pytest.mark.slow
 def test_the_model_expander_asks_once_per_list_question_then_reads_its_cache(
     tmp_path: Path,

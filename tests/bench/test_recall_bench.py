@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from rich.console import Console
@@ -14,6 +13,7 @@ from eko.bench.recall_results import COLUMNS, table
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
 from eko.store.db import Database
+from tests.bench.locomo_files import write_locomo
 
 PLANTED = "I adopted a tortoise called Zephyrine from the Lisbon shelter."
 FILLER = [
@@ -25,26 +25,15 @@ FILLER = [
 
 
 def _locomo(path: Path) -> Path:
-    turns = [
-        {"speaker": ("Ana", "Ben")[i % 2], "dia_id": f"D1:{i + 1}", "text": text}
-        for i, text in enumerate([*FILLER, PLANTED, *FILLER])
-    ]
-    sample = {
-        "sample_id": "conv-x",
-        "conversation": {
-            "speaker_a": "Ana",
-            "speaker_b": "Ben",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": turns,
-        },
-        "qa": [
+    return write_locomo(
+        path,
+        [*FILLER, PLANTED, *FILLER],
+        [
             {"question": "What is the name of the tortoise?", "category": 1, "evidence": ["D1:5"]},
             {"question": "Which book about sailing?", "category": 1, "evidence": ["D1:2"]},
             {"question": "Is this adversarial?", "category": 5, "evidence": []},
         ],
-    }
-    path.write_text(json.dumps([sample]), encoding="utf-8")
-    return path
+    )
 
 
 async def test_the_bench_times_every_part_and_recalls_a_planted_turn(

@@ -1,47 +1,38 @@
-"""`eko bench recall` from the CLI: a bad --expander is refused before any work, and with the
-bundled model a list question's phrases are written once, then read from the bench's cache."""
+"""`eko bench recall` (and `context`) from the CLI: a bad --expander is refused before any
+work, and with the bundled model a list question's phrases are written once, then read from
+the bench's cache."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from eko.cli import bench
+from tests.bench.locomo_files import write_locomo
 
 
 def _locomo(path: Path) -> Path:
-    texts = [
-        "How was your weekend?",
-        "We went camping by the lake with the kids.",
-        "Lovely! I spent mine painting a sunrise.",
-        "I also signed up for a pottery class.",
-    ]
-    sample = {
-        "sample_id": "conv-x",
-        "conversation": {
-            "speaker_a": "Ana",
-            "speaker_b": "Ben",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": [
-                {"speaker": ("Ana", "Ben")[i % 2], "dia_id": f"D1:{i + 1}", "text": text}
-                for i, text in enumerate(texts)
-            ],
-        },
-        "qa": [
+    return write_locomo(
+        path,
+        [
+            "How was your weekend?",
+            "We went camping by the lake with the kids.",
+            "Lovely! I spent mine painting a sunrise.",
+            "I also signed up for a pottery class.",
+        ],
+        [
             {"question": "What activities does Ben do?", "category": 1, "evidence": ["D1:2"]},
             {"question": "Where did Ben go camping?", "category": 4, "evidence": ["D1:2"]},
         ],
-    }
-    path.write_text(json.dumps([sample]), encoding="utf-8")
-    return path
+    )
 
 
-def test_an_unknown_expander_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("suite", ["context", "recall"])
+def test_an_unknown_expander_is_refused(tmp_path: Path, suite: str) -> None:
     data = _locomo(tmp_path / "locomo.json")
-    result = CliRunner().invoke(bench.app, ["recall", "--data", str(data), "--expander", "gpt"])
+    result = CliRunner().invoke(bench.app, [suite, "--data", str(data), "--expander", "gpt"])
     assert result.exit_code == 1
     assert "unknown expander 'gpt'" in " ".join(result.output.split())
 

@@ -4,7 +4,6 @@ reaches is recalled with them and not without (both backends; hash embedder)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from eko.llm.errors import ProviderUnavailable
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
 from eko.store.db import Database
+from tests.bench.locomo_files import write_locomo
 
 PLANTED = "I adopted a tortoise called Zephyrine from the Lisbon shelter."
 LIST_QUESTION = "What pets does Ana have?"
@@ -28,26 +28,14 @@ PHRASES = "I adopted a tortoise from the shelter\nMy cat sleeps all day\nI walk 
 def _locomo(path: Path) -> Path:
     # Every other turn shares the question's words: without phrases they outrank the planted one.
     filler = [f"Day {i}: no pets, I have boat number {i} at the harbour." for i in range(60)]
-    texts = [*filler[:30], PLANTED, *filler[30:]]
-    turns = [
-        {"speaker": ("Ana", "Ben")[i % 2], "dia_id": f"D1:{i + 1}", "text": text}
-        for i, text in enumerate(texts)
-    ]
-    sample = {
-        "sample_id": "conv-x",
-        "conversation": {
-            "speaker_a": "Ana",
-            "speaker_b": "Ben",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": turns,
-        },
-        "qa": [
+    return write_locomo(
+        path,
+        [*filler[:30], PLANTED, *filler[30:]],
+        [
             {"question": LIST_QUESTION, "category": 1, "evidence": ["D1:31"]},
             {"question": SINGLE_QUESTION, "category": 4, "evidence": ["D1:1"]},
         ],
-    }
-    path.write_text(json.dumps([sample]), encoding="utf-8")
-    return path
+    )
 
 
 def _phrase_model(asked: list[str]) -> FunctionModel:
