@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import structlog
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.config import Settings
@@ -29,7 +28,7 @@ from eko.memory.turn_index import DenseHit, TurnIndex
 from eko.memory.turn_recall import RECALL_CANDIDATES, RecalledTurn, SubQuery, recall_turns
 from eko.store.db import Database
 from eko.store.memory_models import MemoryItem
-from eko.store.models import Message
+from eko.store.messages import seqs_of_messages
 
 log = structlog.get_logger("eko.memory")
 
@@ -206,10 +205,5 @@ async def source_seqs(session: AsyncSession, room_id: str, hits: Sequence[ItemHi
     ids = [hit.item.source_message_id for hit in hits if hit.item.source_message_id]
     if not ids:
         return []
-    rows = await session.execute(
-        select(Message.id, Message.seq)
-        .where(Message.room_id == room_id, Message.id.in_(ids))
-        .limit(len(ids))
-    )
-    seq_of = {row[0]: int(row[1]) for row in rows}
+    seq_of = await seqs_of_messages(session, room_id=room_id, message_ids=ids)
     return list(dict.fromkeys(seq_of[i] for i in ids if i in seq_of))

@@ -37,6 +37,7 @@ from eko.memory.scopes import room_key
 from eko.memory.speakers import speaker_names, speaker_of
 from eko.memory.turns import ChatTurn
 from eko.store.db import Database
+from eko.store.messages import seqs_of_messages
 from eko.store.models import Embedding, Message
 from eko.store.vectors import VectorIndex, VectorItem
 
@@ -134,13 +135,9 @@ class TurnIndex:
         )
         if not hits:
             return []
-        ids = [hit.item_id for hit in hits]
-        rows = await session.execute(
-            select(Message.id, Message.seq)
-            .where(Message.room_id == room_id, Message.id.in_(ids))
-            .limit(len(ids))  # ids are unique: bounded by the hits
+        seq_of = await seqs_of_messages(
+            session, room_id=room_id, message_ids=[hit.item_id for hit in hits]
         )
-        seq_of: dict[str, int] = {row[0]: row[1] for row in rows}
         found = [
             DenseHit(seq=seq_of[hit.item_id], message_id=hit.item_id, score=hit.score)
             for hit in hits

@@ -130,6 +130,26 @@ async def get_message(session: AsyncSession, *, message_id: str) -> Message | No
     return await session.get(Message, message_id)
 
 
+async def seqs_of_messages(
+    session: AsyncSession, *, room_id: str, message_ids: Sequence[str]
+) -> dict[str, int]:
+    """{message id: seq} of those of `message_ids` that belong to the room.
+
+    Read by primary key alone, the room checked here: with the room in the WHERE clause, SQLite
+    (no statistics gathered) took the (room_id, created_at) index for any list of more than a
+    few ids and read the room's every row — 3 ms per lookup at 10,000 turns, five lookups per
+    list question."""
+    ids = list(dict.fromkeys(message_ids))
+    if not ids:
+        return {}
+    rows = await session.execute(
+        select(Message.id, Message.seq, Message.room_id)
+        .where(Message.id.in_(ids))
+        .limit(len(ids))  # ids are unique: bounded by the list
+    )
+    return {row[0]: int(row[1]) for row in rows if row[2] == room_id}
+
+
 async def get_by_dedupe_key(session: AsyncSession, *, dedupe_key: str) -> Message | None:
     result = await session.execute(select(Message).where(Message.dedupe_key == dedupe_key))
     return result.scalar_one_or_none()

@@ -82,3 +82,37 @@ async def test_failed_side_effect_rolls_back_the_message(database: Database) -> 
         )
     async with database.session() as session:
         assert await message_repo.list_messages(session, room_id=room_id, limit=10) == []
+
+
+async def test_seqs_of_messages_keeps_the_rooms_own_and_skips_the_rest(database: Database) -> None:
+    """Looked up by id alone (eko.store.messages): the room is still checked."""
+    user_id, room_id = await _room(database)
+    _, other_id = await _room(database)
+    appended = [
+        await message_repo.append_message(
+            database,
+            room_id=room_id,
+            role="user",
+            content=f"m{i}",
+            sender_id=user_id,
+            dedupe_key=f"mine{i}",
+        )
+        for i in range(3)
+    ]
+    mine = [message for message, _created in appended]
+    theirs, _ = await message_repo.append_message(
+        database,
+        room_id=other_id,
+        role="user",
+        content="elsewhere",
+        sender_id=user_id,
+        dedupe_key="theirs",
+    )
+    async with database.session() as session:
+        found = await message_repo.seqs_of_messages(
+            session,
+            room_id=room_id,
+            message_ids=[mine[2].id, theirs.id, "no-such-id", mine[0].id, mine[0].id],
+        )
+        assert found == {mine[2].id: 3, mine[0].id: 1}
+        assert await message_repo.seqs_of_messages(session, room_id=room_id, message_ids=[]) == {}
