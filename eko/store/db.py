@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -32,17 +31,8 @@ class PoolLimits:
     timeout_s: float = 10.0
 
 
-# PostgreSQL plans a prepared statement for its parameters five times, then may keep one
-# generic plan for any parameters. asyncpg prepares every statement, so a pooled connection
-# soon runs the full-text search (eko.store.message_search) on a plan that cannot see which
-# words it matches: measured at 10,000 turns, a list question's searches took 87 ms instead
-# of 21 ms. Planning each execution for its own parameters costs well under a millisecond.
-POSTGRES_SERVER_SETTINGS = {"plan_cache_mode": "force_custom_plan"}
-
-
 class Database:
-    """Owns the engine. SQLite gets WAL, foreign keys, a busy timeout and sqlite-vec;
-    PostgreSQL (asyncpg) plans every statement for its own parameters.
+    """Owns the engine. SQLite gets WAL, foreign keys, a busy timeout and sqlite-vec.
 
     Also owns the in-process write locks (`keyed_locks`): appends to one room are serialized
     here so concurrent posts do not fight for the next sequence number.
@@ -52,11 +42,7 @@ class Database:
         self.url = url
         self.pool_limits = pool or PoolLimits()
         self.keyed_locks = KeyedLocks()
-        kwargs: dict[str, Any] = {
-            "echo": echo,
-            "pool_pre_ping": not url.startswith("sqlite"),
-            **_connect_args(url),
-        }
+        kwargs: dict[str, Any] = {"echo": echo, "pool_pre_ping": not url.startswith("sqlite")}
         if ":memory:" not in url and "mode=memory" not in url:
             # An in-memory SQLite database is one shared connection (no pool to size).
             kwargs.update(
@@ -85,7 +71,7 @@ class Database:
         """A one-connection engine for /health: a check that never queues behind the
         requests it reports on (made on first use)."""
         if self._probe_engine is None:
-            kwargs: dict[str, Any] = _connect_args(self.url)
+            kwargs: dict[str, Any] = {}
             if ":memory:" not in self.url and "mode=memory" not in self.url:
                 kwargs.update(pool_size=1, max_overflow=0, pool_timeout=2.0)
             self._probe_engine = create_async_engine(self.url, **kwargs)
@@ -133,13 +119,6 @@ class Database:
         await self.engine.dispose()
         if self._probe_engine is not None:
             await self._probe_engine.dispose()
-
-
-def _connect_args(url: str) -> dict[str, Any]:
-    """The engine's connect_args for this URL (none but for PostgreSQL through asyncpg)."""
-    if make_url(url).get_driver_name() != "asyncpg":
-        return {}
-    return {"connect_args": {"server_settings": dict(POSTGRES_SERVER_SETTINGS)}}
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

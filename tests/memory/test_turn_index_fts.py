@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from sqlalchemy import delete, event, func, select, text, update
 
 from eko.store.message_search import search_messages
@@ -104,40 +103,6 @@ async def test_postgresql_ranks_the_stored_vectors_through_an_index(
         assert "to_tsvector" not in statement  # ranked from the stored vectors
         plan = await _explain(kit, statement, parameters)
         assert "on message_fts" in plan and "Seq Scan" not in plan, plan
-
-
-async def test_postgresql_plans_every_search_for_its_own_words(
-    kit_factory: Callable[..., MemoryKit],
-) -> None:
-    """asyncpg prepares each statement; left to itself PostgreSQL switches a statement run
-    five times on one connection to a generic plan, blind to the words searched (4x slower
-    at 10,000 turns, eko bench recall). Eko's connections ask for a custom plan every time."""
-    kit = kit_factory()
-    if kit.database.dialect != "postgresql":
-        pytest.skip("PostgreSQL's plan cache")
-    alice = await kit.user("Alice")
-    room = await kit.room(alice)
-    for i in range(40):
-        await kit.say(room, f"The lighthouse keeper paints seagull number {i}.", user=alice)
-    queries = ["lighthouse", "seagull", "keeper paints", "number", "lighthouse keeper"] * 2
-    async with kit.database.session() as session:  # one connection for every search
-        for query in queries:
-            hits = await search_messages(
-                session, dialect="postgresql", room_id=room.id, query=query, limit=12
-            )
-            assert hits, query
-        plans = (
-            await session.execute(
-                text(
-                    "SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)"
-                    " FROM pg_prepared_statements WHERE statement LIKE '%FROM message_fts%'"
-                    " AND statement NOT LIKE '%pg_prepared_statements%'"
-                )
-            )
-        ).one()
-    generic, custom = int(plans[0]), int(plans[1])
-    assert generic == 0
-    assert custom >= 3 * len(queries)  # size, frequencies and ranking, each planned anew
 
 
 async def test_odd_queries_never_break_the_search(kit_factory: Callable[..., MemoryKit]) -> None:
