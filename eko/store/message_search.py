@@ -116,6 +116,16 @@ async def search_messages(
     return await _search_postgres(session, room_id, words, limit, bound, after, from_seq)
 
 
+def count_limit(cap: int) -> int:
+    """Where the document-frequency count stops: `cap` rounded up to a power of two, written
+    into the statement. As a parameter, the LIMIT is unknown to the generic plan PostgreSQL
+    switches a prepared statement to after five runs on one connection (asyncpg prepares
+    every statement): guessing it small, that plan scanned the table row by row instead of
+    the GIN index, 37 ms instead of 2 ms at 10,000 turns. Rounded, a growing room makes a
+    few distinct statements (one per doubling), not one per size."""
+    return 1 << max(0, cap - 1).bit_length()
+
+
 async def _search_postgres(
     session: AsyncSession,
     room_id: str,
@@ -146,11 +156,11 @@ async def _search_postgres(
         text(
             "SELECT w, (SELECT count(*) FROM (SELECT 1 FROM message_fts AS f"
             " WHERE f.room_id = :room AND f.doc @@ to_tsquery('simple', w || ':*')"
-            " LIMIT :cap) AS s) FROM unnest(CAST(:words AS text[])) AS w"
+            f" LIMIT {count_limit(cap)}) AS s) FROM unnest(CAST(:words AS text[])) AS w"
         ),
-        {"room": room_id, "words": words, "cap": cap},
+        {"room": room_id, "words": words},
     )
-    frequency = {row[0]: int(row[1]) for row in counts}
+    frequency = {row[0]: min(int(row[1]), cap) for row in counts}
     present = [w for w in words if frequency.get(w, 0) > 0]
     if not present:
         return []

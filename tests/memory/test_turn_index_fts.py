@@ -3,10 +3,12 @@ ranks from the stored vectors (migration 0009), never recomputing or scanning th
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import delete, event, func, select, text, update
+import pytest
+from sqlalchemy import delete, event, func, insert, select, text, update
 
 from eko.store.message_search import search_messages
 from eko.store.models import Message, Room
@@ -103,6 +105,75 @@ async def test_postgresql_ranks_the_stored_vectors_through_an_index(
         assert "to_tsvector" not in statement  # ranked from the stored vectors
         plan = await _explain(kit, statement, parameters)
         assert "on message_fts" in plan and "Seq Scan" not in plan, plan
+
+
+async def test_postgresql_generic_plans_of_the_search_use_its_indexes(
+    kit_factory: Callable[..., MemoryKit],
+) -> None:
+    """asyncpg prepares every statement, and after five runs on one connection PostgreSQL may
+    keep a generic plan, blind to the parameters: each of the search's statements must still
+    go through an index then (a LIMIT given as a parameter once made it scan the table)."""
+    kit = kit_factory()
+    if kit.database.dialect != "postgresql":
+        pytest.skip("PostgreSQL's plan cache")
+    alice = await kit.user("Alice")
+    room = await kit.room(alice)
+    async with kit.database.session() as session:  # a room of some size: plans differ then
+        await session.execute(
+            insert(Message),
+            [
+                {
+                    "id": uuid.uuid4().hex,
+                    "room_id": room.id,
+                    "seq": seq,
+                    "sender_id": alice.id,
+                    "role": "user",
+                    "type": "message",
+                    "content": f"Day {seq}: the keeper paints {WORDS[seq % len(WORDS)]} again.",
+                    "meta": {},
+                    "char_count": 40,
+                    "char_end": 40 * seq,
+                    "dedupe_key": f"bulk:{room.id}:{seq}",
+                }
+                for seq in range(1, ROWS + 1)
+            ],
+        )
+    async with kit.database.engine.begin() as conn:
+        await conn.execute(text("ANALYZE message_fts"))
+    statements: list[tuple[str, Any]] = []
+
+    def capture(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if "FROM message_fts" in statement:
+            statements.append((statement, parameters))
+
+    event.listen(kit.database.engine.sync_engine, "before_cursor_execute", capture)
+    try:
+        assert await _found(kit, room.id, "lighthouse seagull")
+    finally:
+        event.remove(kit.database.engine.sync_engine, "before_cursor_execute", capture)
+    assert len(statements) == 3
+    async with kit.database.engine.connect() as conn:
+        await conn.exec_driver_sql("SET plan_cache_mode = force_generic_plan")
+        for number, (statement, parameters) in enumerate(statements):
+            await conn.exec_driver_sql(f"PREPARE eko_search_{number} AS {statement}")
+            values = ", ".join(_literal(value) for value in parameters)
+            result = await conn.exec_driver_sql(f"EXPLAIN EXECUTE eko_search_{number}({values})")
+            plan = "\n".join(str(row[0]) for row in result)
+            assert "on message_fts" in plan and "Seq Scan" not in plan, (statement, plan)
+
+
+# Enough rows that a plan blind to the LIMIT chose to scan the table (it did from 1,000).
+ROWS = 1_000
+WORDS = ["the lighthouse", "a seagull", "boats", "the harbour", "waves", "nets", "gulls"]
+
+
+def _literal(value: Any) -> str:
+    """A parameter as SQL (EXECUTE's arguments cannot be bound): the test's own values."""
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, list | tuple):
+        return "ARRAY[" + ", ".join(_literal(item) for item in value) + "]"
+    return repr(value)
 
 
 async def test_odd_queries_never_break_the_search(kit_factory: Callable[..., MemoryKit]) -> None:
