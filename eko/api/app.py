@@ -15,6 +15,7 @@ from fastapi.staticfiles import StaticFiles
 
 from eko import __version__
 from eko.api.docs_assets import install_docs
+from eko.api.heap import startup_objects_frozen
 from eko.api.middleware import BodyLimitMiddleware, NulInUrlMiddleware, RequestIdMiddleware
 from eko.api.overload import install_overload_handlers
 from eko.api.problems import install_problem_handlers
@@ -67,8 +68,12 @@ def create_app(
             else None
         )
         log.info("eko.started", version=__version__, database=app.state.services.database.dialect)
+        # A server process (its own services): what start-up made is kept out of the
+        # collector's passes (eko/api/heap.py). Tests passing services build many apps.
+        frozen = startup_objects_frozen() if owned else contextlib.nullcontext(0)
         try:
-            yield
+            with frozen:
+                yield
         finally:
             if warming is not None and not warming.done():
                 warming.cancel()

@@ -24,7 +24,9 @@ never the model's writing; `--expander none` times the rule's sub-queries alone.
     eko bench recall [--data FILE] [--turns N ...] [--questions N] [--backend sqlite|postgres]
                      [--expander model|none]
 
-PostgreSQL tables are ANALYZEd after the bulk load, as autovacuum would do soon after.
+PostgreSQL tables are ANALYZEd after the bulk load, as autovacuum would do soon after. What
+the set-up made is frozen out of the garbage collector's passes before any timing, as a server
+freezes what it made while starting (eko/api/heap.py).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import numpy as np
 from rich.console import Console
 from sqlalchemy import func, insert, select, text
 
+from eko.api.heap import startup_objects_frozen
 from eko.bench.context.data import load_locomo
 from eko.bench.context.rooms import bench_memory
 from eko.bench.context.summary_cache import cache_counts, configured_model
@@ -358,15 +361,17 @@ async def run(
                     builder = builder_for(settings, database, embedder, providers)
                     loaded = await load_room(database, builder, corpus, size)
                     messages, vectors = await row_counts(database, loaded.room.id, embedder.name)
-                    result = await measure(
-                        database,
-                        builder,
-                        settings,
-                        embedder,
-                        loaded,
-                        corpus.questions,
-                        phrases=phrases,
-                    )
+                    # As a server freezes what it made while starting (eko/api/heap.py).
+                    with startup_objects_frozen():
+                        result = await measure(
+                            database,
+                            builder,
+                            settings,
+                            embedder,
+                            loaded,
+                            corpus.questions,
+                            phrases=phrases,
+                        )
             results.append(result)
             console.print(
                 f"{backend} {size:,} turns: {messages:,} messages, {vectors:,} turn vectors"
