@@ -25,6 +25,24 @@ async def _found(kit: MemoryKit, room_id: str, query: str) -> list[int]:
     return [hit.seq for hit in hits]
 
 
+async def _search_statements(
+    kit: MemoryKit, room_id: str, query: str
+) -> tuple[list[int], list[tuple[str, Any]]]:
+    """The search's hits and the statements it sent to message_fts, with their parameters."""
+    statements: list[tuple[str, Any]] = []
+
+    def capture(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if "FROM message_fts" in statement:
+            statements.append((statement, parameters))
+
+    event.listen(kit.database.engine.sync_engine, "before_cursor_execute", capture)
+    try:
+        found = await _found(kit, room_id, query)
+    finally:
+        event.remove(kit.database.engine.sync_engine, "before_cursor_execute", capture)
+    return found, statements
+
+
 async def test_inserts_edits_and_deletes_reach_the_full_text_index(
     kit_factory: Callable[..., MemoryKit],
 ) -> None:
@@ -88,17 +106,8 @@ async def test_postgresql_ranks_the_stored_vectors_through_an_index(
     room = await kit.room(alice)
     for i in range(40):
         await kit.say(room, f"The lighthouse keeper paints seagull number {i}.", user=alice)
-    statements: list[tuple[str, Any]] = []
-
-    def capture(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
-        if "FROM message_fts" in statement:
-            statements.append((statement, parameters))
-
-    event.listen(kit.database.engine.sync_engine, "before_cursor_execute", capture)
-    try:
-        assert len(await _found(kit, room.id, "lighthouse seagulls")) == 12
-    finally:
-        event.remove(kit.database.engine.sync_engine, "before_cursor_execute", capture)
+    found, statements = await _search_statements(kit, room.id, "lighthouse seagulls")
+    assert len(found) == 12
     # The room's size, the words' document frequencies, the ranking: none reads the whole table.
     assert len(statements) == 3
     for statement, parameters in statements:
@@ -140,17 +149,8 @@ async def test_postgresql_generic_plans_of_the_search_use_its_indexes(
         )
     async with kit.database.engine.begin() as conn:
         await conn.execute(text("ANALYZE message_fts"))
-    statements: list[tuple[str, Any]] = []
-
-    def capture(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
-        if "FROM message_fts" in statement:
-            statements.append((statement, parameters))
-
-    event.listen(kit.database.engine.sync_engine, "before_cursor_execute", capture)
-    try:
-        assert await _found(kit, room.id, "lighthouse seagull")
-    finally:
-        event.remove(kit.database.engine.sync_engine, "before_cursor_execute", capture)
+    found, statements = await _search_statements(kit, room.id, "lighthouse seagull")
+    assert found
     assert len(statements) == 3
     async with kit.database.engine.connect() as conn:
         await conn.exec_driver_sql("SET plan_cache_mode = force_generic_plan")
