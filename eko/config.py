@@ -20,6 +20,7 @@ from eko.config_guard import GuardSettings
 from eko.config_orchestrator import OrchestratorSettings
 from eko.config_sections import ChainSettings, LobbySettings, RecallSettings
 from eko.config_vectors import VectorMemorySettings
+from eko.config_writer import WriterSettings
 
 DATABASE_FILE_NAME = "eko.db"
 # The bundled model chosen by `eko bench llm` (same as eko.llm.bundled.DEFAULT_BUNDLED_MODEL,
@@ -74,6 +75,7 @@ class Settings(
     VectorMemorySettings,
     GuardSettings,
     OrchestratorSettings,
+    WriterSettings,
     BaseSettings,
 ):
     model_config = SettingsConfigDict(

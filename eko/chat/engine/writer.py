@@ -30,6 +30,7 @@ from eko.chat.engine.templates import fill
 from eko.chat.text import cap_answer
 from eko.chat.websearch.base import WebSearchResult
 from eko.config import Settings
+from eko.guard.language import detect_language
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage, Completion
 from eko.prompts.library import PromptLibrary
@@ -98,7 +99,7 @@ class ResponseWriter:
         sections = self.sections(inputs)
         if any(section.title == WEB_SECTION_TITLE for section in sections):
             parts.append(prompts.text("writer/sources.md"))
-        parts.append(_turn_inputs(context))
+        parts.append(_turn_inputs(context, reply_language=self._settings.writer_reply_language))
         for section in sections:
             parts.append(f"## {section.title}\n{section.text}")
         messages = [ChatMessage("system", "\n\n".join(part for part in parts if part.strip()))]
@@ -153,7 +154,11 @@ DOCS_SECTION_TITLE = "Documentation (use it first)"
 WEB_SECTION_TITLE = "Web results"
 
 
-def _turn_inputs(context: NodeContext) -> str:
+# The language the answer must be in, named as a small model reads it best.
+_LANGUAGE_NAMES = {"fr": "French (français)", "en": "English"}
+
+
+def _turn_inputs(context: NodeContext, *, reply_language: bool) -> str:
     decision, ctx = context.decision, context.ctx
     use_tu = ctx.settings.get("use_tu_form")
     address = "tu" if use_tu is True else "vous" if use_tu is False else "unknown (match the user)"
@@ -164,6 +169,12 @@ def _turn_inputs(context: NodeContext) -> str:
         f"intent_eligible: {str(decision.intent_eligible).lower()}",
         f"address: {address}",
     ]
+    if reply_language:
+        # Stated because small models follow the history's language instead of the last
+        # message's ("What does my sister play?" after a French turn got a French answer).
+        language = detect_language(context.turn.user_message.content)
+        if language in _LANGUAGE_NAMES:
+            lines.append(f"reply_language: {_LANGUAGE_NAMES[language]}")
     if decision.intent_block_reason:
         lines.append(f"block_reason: {decision.intent_block_reason}")
     if decision.smalltalk_target_key:
