@@ -126,6 +126,34 @@ def reply(
     )
 
 
+@app.command("language")
+def language(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Dialogs, JSON lines {id, turns: [{text, lang}]} (default: the packaged set).",
+            dir_okay=False,
+            exists=True,
+        ),
+    ] = None,
+    split: Annotated[
+        str, typer.Option(help="Dialogs to post: test (default, not tuned on), dev or all.")
+    ] = "test",
+    limit: Annotated[int | None, typer.Option(min=1, help="Dialogs to post.")] = None,
+    compare_hint: Annotated[
+        bool,
+        typer.Option("--compare-hint", help="Run again without the writer's reply_language line."),
+    ] = False,
+) -> None:
+    """replies in the language of the message they answer, and echoes (configured model)"""
+    if split not in ("test", "dev", "all"):
+        fail(f"unknown split {split!r}", fix="use --split test, dev or all")
+    support.run_suite(
+        "eko.bench.bench_language", data=data, split=split, limit=limit, compare_hint=compare_hint
+    )
+
+
 @app.command("proactive")
 def proactive(
     data: Annotated[
@@ -215,7 +243,18 @@ def _run_load(
 
 
 # `all` runs these first, then any other suite registered in _SUITES.
-_ALL = ("llm", "reply", "embed", "vectors", "pipeline", "guard", "context", "recall", "load")
+_ALL = (
+    "llm",
+    "reply",
+    "language",
+    "embed",
+    "vectors",
+    "pipeline",
+    "guard",
+    "context",
+    "recall",
+    "load",
+)
 
 
 @app.command("all")
@@ -240,6 +279,8 @@ def all_suites(
             support.run_suite("eko.bench.bench_llm")
         elif name == "reply":
             support.run_suite("eko.bench.bench_reply")
+        elif name == "language":
+            support.run_suite("eko.bench.bench_language")
         elif name == "embed":
             support.run_suite("eko.bench.bench_embed")
         elif name == "guard":
