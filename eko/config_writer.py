@@ -6,7 +6,8 @@ from pydantic import BaseModel
 
 
 class WriterSettings(BaseModel):
-    # Name the language of the message being answered in the writer's prompt (French or
-    # English, read from its function words; nothing when unclear). A small model otherwise
+    # Tell the writer the language of the message being answered (French or English, read from
+    # its function words; nothing when unclear): a `reply_language` line in the turn's inputs
+    # and a short note after the message in the model's copy of it. A small model otherwise
     # answers in the language of the history (`eko bench language`).
     writer_reply_language: bool = True

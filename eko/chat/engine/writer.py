@@ -99,7 +99,7 @@ class ResponseWriter:
         sections = self.sections(inputs)
         if any(section.title == WEB_SECTION_TITLE for section in sections):
             parts.append(prompts.text("writer/sources.md"))
-        parts.append(_turn_inputs(context, reply_language=self._settings.writer_reply_language))
+        parts.append(_turn_inputs(context, reply_language=self._reply_language(context)))
         for section in sections:
             parts.append(f"## {section.title}\n{section.text}")
         messages = [ChatMessage("system", "\n\n".join(part for part in parts if part.strip()))]
@@ -120,8 +120,23 @@ class ResponseWriter:
                 else None
             )
             turns.append(ChatMessage(item.role, content, name=name))  # type: ignore[arg-type]
-        messages += list(reversed(turns))
+        turns.reverse()
+        language = self._reply_language(context)
+        if language is not None and turns and turns[-1].role == "user":
+            # Said again right after the message: a small model weighs the last tokens most,
+            # and the system prompt's line alone did not move it (`eko bench language`).
+            note = prompts.text(f"writer/reply_in/{language}.md").strip()
+            last = turns[-1]
+            turns[-1] = ChatMessage("user", f"{last.content}\n\n({note})", name=last.name)
+        messages += turns
         return messages
+
+    def _reply_language(self, context: NodeContext) -> str | None:
+        """The language the answer must be in (fr / en), None when unclear or off."""
+        if not self._settings.writer_reply_language:
+            return None
+        language = detect_language(context.turn.user_message.content)
+        return language if language in _LANGUAGE_NAMES else None
 
     async def write(self, context: NodeContext, inputs: Mapping[str, NodeResult]) -> WrittenAnswer:
         """One model call; LLMError propagates (the node turns it into a failure)."""
@@ -158,7 +173,7 @@ WEB_SECTION_TITLE = "Web results"
 _LANGUAGE_NAMES = {"fr": "French (français)", "en": "English"}
 
 
-def _turn_inputs(context: NodeContext, *, reply_language: bool) -> str:
+def _turn_inputs(context: NodeContext, *, reply_language: str | None) -> str:
     decision, ctx = context.decision, context.ctx
     use_tu = ctx.settings.get("use_tu_form")
     address = "tu" if use_tu is True else "vous" if use_tu is False else "unknown (match the user)"
@@ -169,12 +184,10 @@ def _turn_inputs(context: NodeContext, *, reply_language: bool) -> str:
         f"intent_eligible: {str(decision.intent_eligible).lower()}",
         f"address: {address}",
     ]
-    if reply_language:
+    if reply_language is not None:
         # Stated because small models follow the history's language instead of the last
         # message's ("What does my sister play?" after a French turn got a French answer).
-        language = detect_language(context.turn.user_message.content)
-        if language in _LANGUAGE_NAMES:
-            lines.append(f"reply_language: {_LANGUAGE_NAMES[language]}")
+        lines.append(f"reply_language: {_LANGUAGE_NAMES[reply_language]}")
     if decision.intent_block_reason:
         lines.append(f"block_reason: {decision.intent_block_reason}")
     if decision.smalltalk_target_key:
