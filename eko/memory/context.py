@@ -173,7 +173,12 @@ class DualContextBuilder:
             else MultiHop("single")
         )
         multihop: dict[str, Any] = {"shape": hop.shape}
-        if hop.needs_several and self._expander is not None and self._expander.enabled:
+        # The phrases only feed the recall of turns older than the recent window: a room with
+        # none (a new conversation) costs no model call, up to its timeout on a local model.
+        older_than = recent_part.first_seq if recent_part.first_seq is not None else before_seq
+        if hop.needs_several and older_than is not None and older_than <= 1:
+            multihop["expand_skipped"] = "no turn older than the recent window"
+        elif hop.needs_several and self._expander is not None and self._expander.enabled:
             expansion = await self._expander.expand(query, room_id=room.id, message_id=message_id)
             hop = hop.with_phrases(expansion.phrases)
             multihop["phrases"] = expansion.phrases

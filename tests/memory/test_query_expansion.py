@@ -196,3 +196,34 @@ async def test_the_chat_and_the_context_route_show_the_phrases(
     assert stats["multihop"]["phrases"][0] == "I went camping with the kids"
     assert "camping by the lake" in preview.json()["text"]
     assert purposes.count(PURPOSE) == 2  # one per question asked, the chat's and the preview's
+
+
+async def test_a_new_conversation_asks_for_no_phrase(make_harness: HarnessFactory) -> None:
+    """Phrases only feed the recall of turns older than the recent window: with none, the list
+    question is answered without the call (up to its 8 s on a local model)."""
+    async with make_harness(providers=[expander_model("Noted.")], recent_turns=2) as h:
+        _, alice = await h.user("alice")
+        room = await h.direct_room(alice)
+        c = h.client
+        first = await c.post(
+            f"/v1/rooms/{room}/messages", headers=alice, json={"content": LIST_QUESTION}
+        )
+        preview = await c.get(
+            f"/v1/rooms/{room}/context", params={"q": LIST_QUESTION}, headers=alice
+        )
+        async with h.services.database.session() as session:
+            before = list((await session.execute(select(LLMCall.purpose))).scalars())
+        # Two more exchanges push the first question out of the two-turn window: now asked.
+        for line in (CAMPING, "Rain today."):
+            await c.post(f"/v1/rooms/{room}/messages", headers=alice, json={"content": line})
+        later = await c.get(f"/v1/rooms/{room}/context", params={"q": LIST_QUESTION}, headers=alice)
+        async with h.services.database.session() as session:
+            after = list((await session.execute(select(LLMCall.purpose))).scalars())
+
+    assert first.status_code == 201 and preview.status_code == 200
+    assert PURPOSE not in before
+    skipped = preview.json()["stats"]["multihop"]
+    assert skipped["expand_skipped"] == "no turn older than the recent window"
+    assert "phrases" not in skipped
+    assert after.count(PURPOSE) == 1
+    assert later.json()["stats"]["multihop"]["phrases"][0] == "I went camping with the kids"
