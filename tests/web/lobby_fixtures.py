@@ -34,6 +34,7 @@ from eko.store.models import utcnow
 from tests.api.live_server import running_eko
 from tests.conftest import _migrate, run_isolated
 from tests.web.conftest import PageFactory, WebEko
+from tests.web.scripted_model import said
 
 # Long enough for the page to show "thinking", short enough for the suite's budget.
 THINKING_S = 1.2
@@ -43,7 +44,7 @@ CHAIN_ANSWER = "Un chat a besoin de nourriture, d'eau et d'attention."
 def lobby_model() -> FunctionModel:
     async def answer(request: ProviderRequest) -> str:
         system = request.messages[0].content
-        last = request.messages[-1].content
+        last = said(request)
         if "## TA CURIOSITÉ" in last:
             goal = last.split("## TA CURIOSITÉ", 1)[1].split("##", 1)[0].strip()
             await asyncio.sleep(THINKING_S)

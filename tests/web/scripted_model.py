@@ -13,6 +13,7 @@ deterministic fallbacks route them, as in tests/api/test_streaming_live_server.p
 from __future__ import annotations
 
 import itertools
+import re
 
 from eko.llm.errors import ProviderError
 from eko.llm.providers import Deltas, FunctionModel
@@ -22,6 +23,16 @@ SLOW_WORDS = tuple(f"lentement{i} " for i in range(40))
 MARKDOWN_REPLY = (
     "## Titre\n\n- un\n- deux\n\n```python\nprint('<b>bonjour</b>')\n```\n\nFin **gras**."
 )
+
+
+# The writer's note after the message, in the model's copy only ("(Answer in English.)",
+# eko/prompts/writer/reply_in/): the scripted replies echo what the person wrote.
+_LANGUAGE_NOTE = re.compile(r"\n\n\([^()\n]*\)\Z")
+
+
+def said(request: ProviderRequest) -> str:
+    """The last message as the person wrote it."""
+    return _LANGUAGE_NOTE.sub("", request.messages[-1].content)
 
 
 def _words(text: str, delay_s: float) -> Deltas:
@@ -36,7 +47,7 @@ def web_model() -> FunctionModel:
     def answer(request: ProviderRequest) -> str | Deltas:
         if request.json_schema is not None:
             return "not json"
-        last = request.messages[-1].content
+        last = said(request)
         if "lent" in last:
             return Deltas(SLOW_WORDS, delay_s=0.1)
         if "casse" in last:
