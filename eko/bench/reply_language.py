@@ -14,7 +14,6 @@ that the user wrote in the dialog: what a small model does when it has nothing t
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -22,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from eko.bench.data_errors import BenchDataError
+from eko.bench.data_errors import BenchDataError, json_lines
 from eko.guard.language import Language, detect_language
 
 DEFAULT_DIALOGS_FILE = Path(__file__).parent / "data" / "language_dialogs.jsonl"
@@ -46,19 +45,15 @@ class Dialog:
 
 def load_dialogs(path: Path = DEFAULT_DIALOGS_FILE) -> list[Dialog]:
     dialogs = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-                turns = tuple(_turn(item) for item in raw["turns"])
-                dialog = Dialog(id=str(raw["id"]), turns=turns)
-            except (ValueError, KeyError, TypeError) as exc:
-                raise BenchDataError(f"{path}:{number}: not a dialog line ({exc})") from exc
-            if not dialog.turns:
-                raise BenchDataError(f"{path}:{number}: {dialog.id} has no turn")
-            dialogs.append(dialog)
+    for number, raw in json_lines(path):
+        try:
+            turns = tuple(_turn(item) for item in raw["turns"])
+            dialog = Dialog(id=str(raw["id"]), turns=turns)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise BenchDataError(f"{path}:{number}: not a dialog line ({exc})") from exc
+        if not dialog.turns:
+            raise BenchDataError(f"{path}:{number}: {dialog.id} has no turn")
+        dialogs.append(dialog)
     if not dialogs:
         raise BenchDataError(f"{path}: no dialog")
     return dialogs

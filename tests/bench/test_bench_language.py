@@ -142,7 +142,7 @@ def test_echo_needs_a_whole_sentence_of_four_words() -> None:
         ('{"id": "x", "turns": [{"text": " ", "lang": "en"}]}', "non-empty text"),
         ('{"id": "x"}', "not a dialog line"),
         ('{"id": "x", "turns": []}', "x has no turn"),
-        ("{oops", "not a dialog line"),
+        ("{oops", "not JSON"),
     ],
 )
 def test_bad_dialog_lines_are_named(tmp_path: Path, line: str, message: str) -> None:
