@@ -191,9 +191,6 @@ class Settings(
     chat_writer_timeout_s: float = Field(default=120.0, gt=0)
     # Answer-only lock: the stored answer is cut here, with an ellipsis (anti wall of text).
     chat_max_answer_chars: int = Field(default=4000, ge=100)
-    # Characters of documentation and of web digest the response writer may put in its prompt.
-    chat_writer_docs_max_chars: int = Field(default=4000, ge=200)
-    chat_writer_web_max_chars: int = Field(default=1500, ge=200)
     # Additional context: messages of extended history at medium / max context level.
     chat_medium_history_messages: int = Field(default=30, ge=0)
     chat_max_history_messages: int = Field(default=80, ge=0)

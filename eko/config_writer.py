@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class WriterSettings(BaseModel):
+    # Characters of documentation and of web digest the response writer may put in its prompt.
+    chat_writer_docs_max_chars: int = Field(default=4000, ge=200)
+    chat_writer_web_max_chars: int = Field(default=1500, ge=200)
     # Tell the writer the language of the message being answered (French or English, read from
     # its function words; nothing when unclear): a `reply_language` line in the turn's inputs
     # and a short note after the message in the model's copy of it. A small model otherwise

@@ -15,20 +15,19 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from eko.bench.data_errors import BenchDataError, json_lines
+from eko.bench.llm_quality import normalise
 from eko.guard.language import Language, detect_language
 
 DEFAULT_DIALOGS_FILE = Path(__file__).parent / "data" / "language_dialogs.jsonl"
 ECHO_MIN_WORDS = 4
 Split = Literal["all", "dev", "test"]
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
-_NOT_WORD = re.compile(r"[^0-9a-z]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +82,10 @@ def reply_language(reply: str) -> Language:
 
 def echoes(reply: str, user_texts: Sequence[str]) -> bool:
     """True when the reply holds one of the user's sentences (4+ words) word for word."""
-    said = f" {_normalise(reply)} "
+    said = f" {normalise(reply)} "
     for text in user_texts:
         for sentence in _SENTENCE_END.split(text):
-            words = _normalise(sentence)
+            words = normalise(sentence)
             if len(words.split()) >= ECHO_MIN_WORDS and f" {words} " in said:
                 return True
     return False
@@ -96,9 +95,3 @@ def first_language_baseline(dialog: Dialog) -> list[bool]:
     """A reply always in the dialog's first language: right until the user switches."""
     first = dialog.turns[0].lang
     return [turn.lang == first for turn in dialog.turns]
-
-
-def _normalise(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(_NOT_WORD.sub(" ", bare).split())

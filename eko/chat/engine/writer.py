@@ -72,6 +72,7 @@ class ResponseWriter:
     def messages(self, context: NodeContext, inputs: Mapping[str, NodeResult]) -> list[ChatMessage]:
         decision, ctx, turn = context.decision, context.ctx, context.turn
         prompts = self._prompts
+        language = self._reply_language(context)
         parts = [prompts.persona(turn.room.persona)]
         parts += [
             prompts.text(f"writer/{name}.md")
@@ -99,7 +100,7 @@ class ResponseWriter:
         sections = self.sections(inputs)
         if any(section.title == WEB_SECTION_TITLE for section in sections):
             parts.append(prompts.text("writer/sources.md"))
-        parts.append(_turn_inputs(context, reply_language=self._reply_language(context)))
+        parts.append(_turn_inputs(context, reply_language=language))
         for section in sections:
             parts.append(f"## {section.title}\n{section.text}")
         messages = [ChatMessage("system", "\n\n".join(part for part in parts if part.strip()))]
@@ -121,7 +122,6 @@ class ResponseWriter:
             )
             turns.append(ChatMessage(item.role, content, name=name))  # type: ignore[arg-type]
         turns.reverse()
-        language = self._reply_language(context)
         if language is not None and turns and turns[-1].role == "user":
             # Said again right after the message: a small model weighs the last tokens most,
             # and the system prompt's line alone did not move it (`eko bench language`).
