@@ -11,9 +11,10 @@ from pydantic import BaseModel, Field
 class LobbySettings(BaseModel):
     # --- the lobby: activity summaries and reflection (eko/lobby/, seed reactive-eko) ---
     lobby_proactive_enabled: bool = True
-    # Messages of a lobby given to an answer when the assistant is mentioned (the seed: the last
-    # 20 messages; several people speak there, so a direct room's recent_turns is too short).
-    lobby_recent_messages: int = Field(default=20, ge=1, le=200)
+    # The recent window of a lobby, in turns before the message answered (the seed: the last
+    # 20 messages, the mention included; most lobby messages get no answer, so a turn is
+    # mostly one message; a direct room's recent_turns is too short for several people).
+    lobby_recent_turns: int = Field(default=19, ge=1, le=200)
     # After an intervention, no other one for this long (doubled while questions go
     # unanswered, up to the cap; an answered one resets it).
     reflection_cooldown_s: float = Field(default=30 * 60, ge=0)

@@ -224,6 +224,7 @@ def build_services(
         after_reply=after_reply,
         jobs=jobs,
         events=events,
+        recent=memory.context.recent,
         # In this order: the first short-circuit that returns a Draft answers (quota paywall
         # first, then the memory guard), before any model call.
         short_circuits=[

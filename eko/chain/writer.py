@@ -10,6 +10,7 @@ always answered. The classification, and for a reflexive message the seed's resp
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -22,6 +23,7 @@ from eko.chat.pipeline import Draft, Turn, Writer
 from eko.llm.types import ChatMessage
 from eko.store import messages as message_repo
 from eko.store.db import Database
+from eko.store.models import Message
 
 log = structlog.get_logger("eko.chain")
 
@@ -93,14 +95,19 @@ class ChainWriter:
         return draft
 
     async def _history(self, turn: Turn) -> list[ChatMessage]:
-        """The last few messages before this one, for the stages' context."""
-        async with self._database.session() as session:
-            rows = await message_repo.recent_messages(
-                session,
-                room_id=turn.room.id,
-                limit=HISTORY_MESSAGES + 1,
-                up_to_seq=turn.user_message.seq,
-            )
+        """The last few messages of the recent window, for the stages' context (the window
+        is read once per message by the chat service; read here only for a bare turn)."""
+        rows: Sequence[Message]
+        if turn.recent is not None:
+            rows = turn.recent.messages
+        else:
+            async with self._database.session() as session:
+                rows = await message_repo.recent_messages(
+                    session,
+                    room_id=turn.room.id,
+                    limit=HISTORY_MESSAGES + 1,
+                    up_to_seq=turn.user_message.seq,
+                )
         history = [
             ChatMessage(row.role, row.content[:HISTORY_MESSAGE_CHARS])  # type: ignore[arg-type]
             for row in rows

@@ -21,7 +21,8 @@ SECTION_PRIORITY = 35
 
 def memory_context_node(builder: DualContextBuilder, *, timeout_s: float) -> NodeSpec:
     async def run(context: NodeContext, _inputs: Mapping[str, NodeResult]) -> NodeOutput:
-        dual = await builder.build_for_turn(context.turn)
+        # The window the writer sends (read once for this message): memory covers the rest.
+        dual = await builder.build_for_turn(context.turn, context.ctx.recent)
         stats = dual.stats
         data = {
             "recent_turns": stats.get("recent_turns", 0),

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from eko.memory.recent import RecentWindow
 from eko.store.models import Message, Room, User
 
 
@@ -24,6 +25,9 @@ class Turn:
     user: User
     room: Room
     user_message: Message
+    # The turns before the message that the model reads verbatim: read once per message
+    # (ChatService, before the writer) and handed to the context loader, memory and the chain.
+    recent: RecentWindow | None = None
 
 
 @dataclass(slots=True)

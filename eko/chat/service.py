@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
@@ -21,6 +21,7 @@ from eko.jobs.after_reply import AfterReplyJobs
 from eko.jobs.queue import JobQueue
 from eko.llm.deadline import message_deadline
 from eko.lobby.mentions import is_mentioned, persona_name
+from eko.memory.recent import RecentReader
 from eko.store import message_versions as version_repo
 from eko.store import messages as message_repo
 from eko.store.db import Database
@@ -76,9 +77,13 @@ class ChatService:
         after_reply: AfterReplyJobs | None = None,
         jobs: JobQueue | None = None,
         events: EventBus | None = None,
+        recent: RecentReader | None = None,
     ) -> None:
         self._database = database
         self.writer = writer
+        # The message's recent window, read once before the writer and carried by the turn
+        # to the context loader, memory and the chain (one rule: eko/memory/recent.py).
+        self._recent = recent or RecentReader.from_settings(settings)
         self._settings = settings
         self._max_inflight = settings.chat_max_inflight
         self.short_circuits = list(short_circuits)
@@ -331,7 +336,19 @@ class ChatService:
             if draft is not None:
                 draft.meta.setdefault("answered_by", stage.name)
                 return draft
-        return await self.writer.write(turn)
+        return await self.writer.write(await self._with_recent(turn))
+
+    async def _with_recent(self, turn: Turn) -> Turn:
+        if turn.recent is not None:
+            return turn
+        async with self._database.session() as session:
+            window = await self._recent.read(
+                session,
+                room_id=turn.room.id,
+                room_kind=turn.room.kind,
+                before_seq=turn.user_message.seq,
+            )
+        return replace(turn, recent=window)
 
 
 def content_fingerprint(text: str) -> str:

@@ -44,7 +44,7 @@ from eko.memory.context_recall import ContextRecall
 from eko.memory.items import ItemHit, MemoryItems
 from eko.memory.multihop import MultiHop, decompose
 from eko.memory.query_expansion import QueryExpander
-from eko.memory.recent import read_recent
+from eko.memory.recent import RecentReader, RecentWindow
 from eko.memory.relevance import item_min_score, rag_min_score
 from eko.memory.scopes import room_key, turn_keys
 from eko.memory.summaries import COLLECTION as SUMMARY_COLLECTION
@@ -104,6 +104,7 @@ class DualContextBuilder:
         self._settings = settings
         # The settings do not change during a builder's life: the budget rule is read once.
         self._rule = BudgetRule.from_settings(settings)
+        self._recent = RecentReader.from_settings(settings)
         self._turns = TurnIndex(
             vectors=vectors, embedder=embedder, assistant_name=settings.assistant_name
         )
@@ -119,6 +120,12 @@ class DualContextBuilder:
         return self._turns
 
     @property
+    def recent(self) -> RecentReader:
+        """How the recent window is read: the chat path reads it once per message with this
+        reader and hands it back to `build` (the writer sends what memory leaves out)."""
+        return self._recent
+
+    @property
     def embedder(self) -> Embedder:
         return self._embedder
 
@@ -127,9 +134,12 @@ class DualContextBuilder:
         """Step 3, the older turns (`eko bench recall` times it alone)."""
         return self._recall
 
-    async def build_for_turn(self, turn: ChatTurn) -> DualContext:
+    async def build_for_turn(
+        self, turn: ChatTurn, window: RecentWindow | None = None
+    ) -> DualContext:
         """The context for answering a stored user message (the message itself is the query,
-        not part of the recent window)."""
+        not part of the recent window). `window`: the message's recent window when the caller
+        already read it (the chat path reads it once), else it is read here."""
         return await self.build(
             room=turn.room,
             user=turn.user,
@@ -137,6 +147,7 @@ class DualContextBuilder:
             before_seq=turn.user_message.seq,
             now=turn.user_message.created_at,
             message_id=turn.user_message.id,
+            window=window,
         )
 
     async def build(
@@ -150,23 +161,23 @@ class DualContextBuilder:
         topic: str | None = None,
         recent: bool = True,
         message_id: str | None = None,
+        window: RecentWindow | None = None,
     ) -> DualContext:
         """The context for `user` asking `query` in `room`, from messages before `before_seq`
         (all when None). `topic` (id or name) restricts the summaries to that topic and its
         merged aliases. `recent=False` leaves the recent window out (RAG only). `message_id`:
-        the message asking, logged with the model call of a query expansion."""
+        the message asking, logged with the model call of a query expansion. `window`: the
+        recent window already read for this message (by `self.recent`)."""
         settings = self._settings
         now = as_utc(now or utcnow())
         stats: dict[str, Any] = {}
         rule = self._rule
-        recent_cap = (
-            rule.recent_cap(settings.recent_max_chars) if rule else settings.recent_max_chars
-        )
-        recent_part = (
-            await read_recent(self._database, settings, room.id, before_seq, recent_cap)
-            if recent
-            else EMPTY_RECENT
-        )
+        if recent and window is None:
+            async with self._database.session() as session:
+                window = await self._recent.read(
+                    session, room_id=room.id, room_kind=room.kind, before_seq=before_seq
+                )
+        recent_part = window.part if recent and window is not None else EMPTY_RECENT
         hop = (
             decompose(query)
             if settings.memory_multihop_enabled and query.strip()

@@ -1,61 +1,130 @@
-"""The dual context's recent window: the last turns of the room, verbatim."""
+"""The recent window: the last turns of a room before one message, verbatim.
+
+One window per message, counted in turns (a turn is a message and the assistant's answers to
+it), read once and handed to everything that needs it: the writer sends its messages as chat
+messages, memory recalls only what is older than its first message and skips the summaries
+that only cover it, and the chain gives its stages the same turns. So every earlier message
+reaches the model by one route: in the window, or recalled / summarised from before it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.config import Settings
+from eko.memory.budget import BudgetRule
 from eko.memory.context_parts import EMPTY_RECENT, RecentPart
 from eko.memory.turns import ConversationTurn, TurnStyle, group_turns, render_turns
-from eko.store.db import Database
 from eko.store.models import Message, User
 
-# Messages read for the recent window per wanted turn (a turn is a message and its answers).
+# Messages read per wanted turn (a message, its answer, and room for a lobby's chatter).
 MESSAGES_PER_TURN = 3
 
 
-async def read_recent(
-    database: Database, settings: Settings, room_id: str, before_seq: int | None, max_chars: int
-) -> RecentPart:
-    """The last `recent_turns` turns before `before_seq`, at most `max_chars`, chronological;
-    the newest turn is always kept (cut if needed)."""
-    async with database.session() as session:
+@dataclass(frozen=True, slots=True)
+class RecentWindow:
+    """The turns before `before_seq` that the model reads verbatim, chronological."""
+
+    turns: tuple[ConversationTurn, ...] = ()
+    # Display names of the senders (several people speak in a lobby).
+    names: Mapping[int, str] = field(default_factory=dict)
+    # At most this many characters of rendered turns (the newest turn is kept, cut if needed).
+    max_chars: int = 0
+    part: RecentPart = EMPTY_RECENT
+
+    @property
+    def messages(self) -> list[Message]:
+        return [message for turn in self.turns for message in turn.messages]
+
+    @property
+    def first_seq(self) -> int | None:
+        """Memory recalls only messages before this one: the window shows the rest."""
+        return self.turns[0].first_seq if self.turns else None
+
+
+EMPTY_WINDOW = RecentWindow()
+
+
+@dataclass(frozen=True, slots=True)
+class RecentReader:
+    """Reads the window by one rule, wherever it is read (the chat path reads it once)."""
+
+    turns: int
+    lobby_turns: int
+    max_chars: int
+    assistant_name: str = "Eko"
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> RecentReader:
+        """The window's size: `recent_turns` (a lobby: `lobby_recent_turns`) turns, at most
+        `recent_max_chars` and the recent share of the memory budget."""
+        rule = BudgetRule.from_settings(settings)
+        cap = settings.recent_max_chars
+        return cls(
+            turns=settings.recent_turns,
+            lobby_turns=settings.lobby_recent_turns,
+            max_chars=rule.recent_cap(cap) if rule is not None else cap,
+            assistant_name=settings.assistant_name,
+        )
+
+    def turns_for(self, room_kind: str) -> int:
+        # Several people speak in a lobby: its window holds more turns.
+        return self.lobby_turns if room_kind == "lobby" else self.turns
+
+    async def read(
+        self,
+        session: AsyncSession,
+        *,
+        room_id: str,
+        room_kind: str,
+        before_seq: int | None,
+    ) -> RecentWindow:
+        """The last turns before `before_seq` (all messages when None) that fit `max_chars`."""
+        wanted = self.turns_for(room_kind)
+        if wanted <= 0 or self.max_chars <= 0 or (before_seq is not None and before_seq <= 1):
+            return EMPTY_WINDOW
         query = select(Message).where(Message.room_id == room_id)
         if before_seq is not None:
             query = query.where(Message.seq < before_seq)
-        rows = (
-            await session.execute(
-                query.order_by(Message.seq.desc()).limit(settings.recent_turns * MESSAGES_PER_TURN)
-            )
-        ).scalars()
-        messages = list(reversed(rows.all()))
-        names = await _names(session, messages)
-    turns = group_turns(messages)[-settings.recent_turns :]
-    style = TurnStyle(mode="context", assistant_label=f"Assistant ({settings.assistant_name})")
-    kept: list[ConversationTurn] = []
-    used = 0
-    for turn in reversed(turns):
-        size = len(render_turns([turn], names, style=style)) + (2 if kept else 0)
-        if kept and used + size > max_chars:
-            break
-        kept.insert(0, turn)
-        used += size
-    if not kept:
-        return EMPTY_RECENT
-    text = render_turns(kept, names, style=style, max_chars=max_chars)
-    return RecentPart(
-        turns=len(kept),
-        messages=sum(len(turn.messages) for turn in kept),
-        first_seq=kept[0].first_seq,
-        char_start=kept[0].char_start,
-        text=text,
-    )
+        rows = await session.execute(
+            query.order_by(Message.seq.desc()).limit(wanted * MESSAGES_PER_TURN)
+        )
+        messages = list(reversed(rows.scalars().all()))
+        names = await sender_names(session, messages)
+        return self.fit(group_turns(messages)[-wanted:], names)
+
+    def fit(self, turns: Sequence[ConversationTurn], names: Mapping[int, str]) -> RecentWindow:
+        """The newest turns whose rendering fits `max_chars` (the newest always kept)."""
+        style = self.style()
+        kept: list[ConversationTurn] = []
+        used = 0
+        for turn in reversed(turns):
+            size = len(render_turns([turn], names, style=style)) + (2 if kept else 0)
+            if kept and used + size > self.max_chars:
+                break
+            kept.insert(0, turn)
+            used += size
+        if not kept:
+            return EMPTY_WINDOW
+        text = render_turns(kept, names, style=style, max_chars=self.max_chars)
+        part = RecentPart(
+            turns=len(kept),
+            messages=sum(len(turn.messages) for turn in kept),
+            first_seq=kept[0].first_seq,
+            char_start=kept[0].char_start,
+            text=text,
+        )
+        return RecentWindow(turns=tuple(kept), names=names, max_chars=self.max_chars, part=part)
+
+    def style(self) -> TurnStyle:
+        return TurnStyle(mode="context", assistant_label=f"Assistant ({self.assistant_name})")
 
 
-async def _names(session: AsyncSession, messages: Sequence[Message]) -> dict[int, str]:
+async def sender_names(session: AsyncSession, messages: Sequence[Message]) -> dict[int, str]:
     ids = {m.sender_id for m in messages if m.sender_id is not None}
     if not ids:
         return {}

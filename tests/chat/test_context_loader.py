@@ -14,7 +14,8 @@ from eko.store.db import Database
 
 
 async def test_minimum_block(database: Database) -> None:
-    settings = Settings(database_url=database.url, _env_file=None)
+    # The recent window is counted in turns (a message and its answer): 3 turns = 6 messages.
+    settings = Settings(database_url=database.url, _env_file=None, recent_turns=3)
     async with database.session() as session:
         user, _ = await user_repo.create_user(
             session,
@@ -70,7 +71,8 @@ async def test_minimum_block(database: Database) -> None:
         block["user_status"]["state"] == "blocked" and block["user_status"]["free_quota_used"] == 12
     )
     messages = block["history"]["messages"]
-    assert [m["content"] for m in messages] == [f"m{i}" for i in range(3, 13)]  # last 10, in order
+    # The last 3 turns before the message, then the message itself, in order.
+    assert [m["content"] for m in messages] == [f"m{i}" for i in range(6, 13)]
     assert {m["role"] for m in messages} == {"user", "assistant"}
     facts = block["user_facts"]
     assert facts["known"] == {"first_name": "Marie", "main_city": "Paris"}
@@ -88,5 +90,5 @@ async def test_minimum_block(database: Database) -> None:
     assert ctx.capabilities.flags["can_deep_work"] is True
 
     extended = await loader.extended_history(ctx, room_id=room.id, level="medium")
-    assert [m.content for m in extended] == ["m0", "m1", "m2"]
+    assert [m.content for m in extended] == [f"m{i}" for i in range(6)]
     assert await loader.extended_history(ctx, room_id=room.id, level="light") == []

@@ -99,6 +99,7 @@ async def test_the_context_recalls_the_named_members_turns_first_unless_turned_o
     kit = make_kit(
         database,
         recent_turns=1,
+        lobby_recent_turns=1,
         memory_recall_dense_k=0,  # words only: the order is the full-text one
         memory_recall_neighbours=0,
         memory_recall_named_speaker=per_other,

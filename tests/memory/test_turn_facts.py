@@ -15,7 +15,7 @@ async def test_a_recalled_turn_brings_the_facts_drawn_from_it(
     kit_factory: Callable[..., MemoryKit],
 ) -> None:
     # No fact is close enough by meaning (min score 1.0): only the link can bring one.
-    kit = kit_factory(recent_turns=1, memory_context_min_score=1.0)
+    kit = kit_factory(recent_turns=1, lobby_recent_turns=1, memory_context_min_score=1.0)
     alice, bob = await kit.user("Alice"), await kit.user("Bob")
     room = await kit.room(alice, kind="lobby", members=[bob])
     source = await kit.say(room, "We adopted a greyhound from the shelter.", user=alice)
@@ -46,7 +46,9 @@ async def test_a_recalled_turn_brings_the_facts_drawn_from_it(
     assert "allergic" not in built.text
     assert built.stats["turn_facts"] == 1
 
-    off = kit_factory(recent_turns=1, memory_context_min_score=1.0, memory_turn_facts=0)
+    off = kit_factory(
+        recent_turns=1, lobby_recent_turns=1, memory_context_min_score=1.0, memory_turn_facts=0
+    )
     without = await off.memory.context.build(
         room=room, user=alice, query=question.content, before_seq=question.seq
     )

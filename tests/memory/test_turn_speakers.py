@@ -81,7 +81,7 @@ async def test_a_turn_is_embedded_with_its_speaker_and_found_by_who_said_it(
     kit_factory: Callable[..., MemoryKit],
 ) -> None:
     embedder = SpeakerEmbedder()
-    kit = make_kit(kit_factory().database, recent_turns=1, embedder=embedder)
+    kit = make_kit(kit_factory().database, recent_turns=1, lobby_recent_turns=1, embedder=embedder)
     alice, bob = await kit.user("Alice"), await kit.user("Bob")
     room = await kit.room(alice, kind="lobby", members=[bob])
     # Days apart, so each turn's vector is of that turn alone (no turn before it in the sitting).
@@ -173,7 +173,7 @@ async def test_a_reply_is_embedded_after_what_it_answers_within_one_sitting(
     kit_factory: Callable[..., MemoryKit],
 ) -> None:
     embedder = SpeakerEmbedder()
-    kit = make_kit(kit_factory().database, recent_turns=1, embedder=embedder)
+    kit = make_kit(kit_factory().database, recent_turns=1, lobby_recent_turns=1, embedder=embedder)
     alice, bob = await kit.user("Alice"), await kit.user("Bob")
     room = await kit.room(alice, kind="lobby", members=[bob])
     start = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)

@@ -1,7 +1,8 @@
 """The context loader: the seed's minimum block (always) and additional block (by level).
 
 Minimum block, loaded before the orchestrator (its deterministic part needs it):
-user_profile, settings, user_status (quota), history (last N messages, chronological),
+user_profile, settings, user_status (quota), history (the message's recent window, counted in
+turns, eko/memory/recent.py, then the message itself),
 user_facts (required keys known / missing), gates (smalltalk intro, discovery), the active
 agents and connected services with the capabilities they grant, and the docs scopes.
 
@@ -13,6 +14,7 @@ max    = medium with a longer extended history
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -26,6 +28,7 @@ from eko.chat.engine.profile import REQUIRED_KEYS, DiscoveryGates
 from eko.chat.engine.quota import QuotaStatus
 from eko.chat.pipeline import Turn
 from eko.config import Settings
+from eko.memory.recent import RecentReader, RecentWindow
 from eko.store import chat_profile
 from eko.store import messages as message_repo
 from eko.store.chat_models import DocScope, UserFact
@@ -116,6 +119,8 @@ class ChatContext:
     docs_scopes: list[DocScopeInfo]
     # The turn before this one: what the assistant last said and in which intent/mode.
     last_assistant: HistoryItem | None = None
+    # The recent window `history` was made of: memory recalls only what comes before it.
+    recent: RecentWindow | None = None
 
     @property
     def known(self) -> dict[str, Any]:
@@ -206,10 +211,19 @@ class ChatContext:
 
 
 class ContextLoader:
-    def __init__(self, *, database: Database, settings: Settings, catalog: AgentCatalog) -> None:
+    def __init__(
+        self,
+        *,
+        database: Database,
+        settings: Settings,
+        catalog: AgentCatalog,
+        recent: RecentReader | None = None,
+    ) -> None:
         self._database = database
         self._settings = settings
         self._catalog = catalog
+        # Reads the recent window when the turn does not carry it (the same rule as memory's).
+        self._recent = recent or RecentReader.from_settings(settings)
 
     async def load(self, turn: Turn) -> ChatContext:
         async with self._database.session() as session:
@@ -229,16 +243,15 @@ class ContextLoader:
                 for s in await chat_profile.list_services(session, user_id=user.id)
                 if s.connected
             ]
-            history = await load_history(
-                session,
-                room_id=turn.room.id,
-                up_to_seq=turn.user_message.seq,
-                limit=(
-                    self._settings.lobby_recent_messages
-                    if turn.room.kind == "lobby"
-                    else self._settings.recent_turns
-                ),
-            )
+            window = turn.recent
+            if window is None:
+                window = await self._recent.read(
+                    session,
+                    room_id=turn.room.id,
+                    room_kind=turn.room.kind,
+                    before_seq=turn.user_message.seq,
+                )
+            history = await history_of(session, window, turn.user_message)
             scopes = await session.execute(
                 select(DocScope.name, DocScope.description).order_by(DocScope.name)
             )
@@ -279,6 +292,7 @@ class ContextLoader:
             ),
             docs_scopes=docs_scopes,
             last_assistant=last_assistant,
+            recent=window,
         )
 
     async def extended_history(
@@ -297,6 +311,30 @@ class ContextLoader:
             )
 
 
+async def history_of(
+    session: AsyncSession, window: RecentWindow, message: Message
+) -> list[HistoryItem]:
+    """The recent window's messages and the message being answered, chronological."""
+    rows = [*window.messages, message]
+    names = dict(window.names)
+    if message.sender_id is not None and message.sender_id not in names:
+        names.update(await _sender_names(session, [message]))
+    return [_history_item(row, names) for row in rows]
+
+
+def _history_item(row: Message, names: Mapping[int, str]) -> HistoryItem:
+    return HistoryItem(
+        message_id=row.id,
+        seq=row.seq,
+        role=row.role,
+        content=row.content,
+        sent_at=_iso(row.created_at),
+        sender_id=row.sender_id,
+        name=names.get(row.sender_id) if row.sender_id is not None else None,
+        meta=_turn_meta(row),
+    )
+
+
 async def load_history(
     session: AsyncSession, *, room_id: str, up_to_seq: int, limit: int
 ) -> list[HistoryItem]:
@@ -306,19 +344,7 @@ async def load_history(
         session, room_id=room_id, limit=limit, up_to_seq=up_to_seq
     )
     names = await _sender_names(session, rows)
-    return [
-        HistoryItem(
-            message_id=row.id,
-            seq=row.seq,
-            role=row.role,
-            content=row.content,
-            sent_at=_iso(row.created_at),
-            sender_id=row.sender_id,
-            name=names.get(row.sender_id) if row.sender_id is not None else None,
-            meta=_turn_meta(row),
-        )
-        for row in rows
-    ]
+    return [_history_item(row, names) for row in rows]
 
 
 def _turn_meta(row: Message) -> dict[str, Any]:

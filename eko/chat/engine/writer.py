@@ -1,6 +1,7 @@
 """The response writer (node D): persona + rules + this turn's inputs + context -> the answer.
 
-The prompt is one system message followed by the recent turns:
+The prompt is one system message followed by the recent window (eko/memory/recent.py) and the
+message:
 
     persona (.luciform of the room)            writer/rules.md, anti_patterns.md,
     writer/modes/<mode>.md                      ui_conventions.md (chat-safe output)
@@ -104,13 +105,15 @@ class ResponseWriter:
         for section in sections:
             parts.append(f"## {section.title}\n{section.text}")
         messages = [ChatMessage("system", "\n\n".join(part for part in parts if part.strip()))]
-        budget = self._settings.recent_max_chars
+        # The recent window (ctx.history: the window's turns, then the message) goes whole:
+        # it was sized once for this message, and memory recalls only what comes before it, so
+        # a message left out here would reach the model by no route. Only a message longer
+        # than the cap (a pasted document) is cut.
+        cap = self._settings.recent_max_chars
         turns: list[ChatMessage] = []
-        for item in reversed(ctx.history):
-            if item.role not in ("user", "assistant") or budget <= 0:
+        for item in ctx.history:
+            if item.role not in ("user", "assistant"):
                 continue
-            content = item.content[:budget]
-            budget -= len(content)
             # A user's display name is sent only where several people speak (the lobby): in a
             # direct room it adds nothing, and an answer that never saw it can be shared.
             name = (
@@ -120,8 +123,7 @@ class ResponseWriter:
                 if turn.room.kind == "lobby"
                 else None
             )
-            turns.append(ChatMessage(item.role, content, name=name))  # type: ignore[arg-type]
-        turns.reverse()
+            turns.append(ChatMessage(item.role, item.content[:cap], name=name))  # type: ignore[arg-type]
         if language is not None and turns and turns[-1].role == "user":
             # Said again right after the message: a small model weighs the last tokens most,
             # and the system prompt's line alone did not move it (`eko bench language`).
