@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from eko.llm.breaker import BreakerSnapshot, CircuitBreaker
 from eko.llm.call_log import AttemptLog, CallContext
-from eko.llm.provider_walk import WholeAnswer, walk_providers
+from eko.llm.provider_walk import ProviderAsk, WholeAnswer, walk_providers
 from eko.llm.streaming import BeginSink, DeltaSink, StreamedAnswer
 from eko.llm.structured import output_schema
 from eko.llm.types import (
@@ -184,21 +184,15 @@ class LLMRuntime:
 
         Raises AllProvidersFailed when no provider gave a usable answer.
         """
-        request = self._request(
+        return await self._walk(
             messages,
-            json_schema=output_schema(output) if output is not None else None,
+            WholeAnswer(),
+            CallContext(purpose=purpose, room_id=room_id, message_id=message_id),
+            output=output,
             max_tokens=max_tokens,
             temperature=temperature,
             stop=stop,
             priority=priority,
-        )
-        return await walk_providers(
-            self.providers,
-            self._breakers,
-            request,
-            ask=WholeAnswer(),
-            attempts=self._attempt_log(purpose, room_id, message_id),
-            output=output,
         )
 
     async def stream(
@@ -223,47 +217,42 @@ class LLMRuntime:
         StreamInterrupted when one broke after it began, CancelledError (after recording the
         attempt) when the caller stopped.
         """
-        request = self._request(
+        return await self._walk(
             messages,
-            json_schema=None,
+            StreamedAnswer(on_delta, on_begin),
+            CallContext(purpose=purpose, room_id=room_id, message_id=message_id),
+            output=None,
             max_tokens=max_tokens,
             temperature=temperature,
             stop=stop,
             priority=priority,
         )
-        return await walk_providers(
-            self.providers,
-            self._breakers,
-            request,
-            ask=StreamedAnswer(on_delta, on_begin),
-            attempts=self._attempt_log(purpose, room_id, message_id),
-        )
 
-    def _request(
+    async def _walk(
         self,
         messages: Sequence[ChatMessage],
+        ask: ProviderAsk,
+        call: CallContext,
         *,
-        json_schema: dict[str, Any] | None,
+        output: type[BaseModel] | None,
         max_tokens: int | None,
         temperature: float | None,
         stop: Sequence[str],
         priority: Priority,
-    ) -> ProviderRequest:
-        return ProviderRequest(
+    ) -> Completion[Any]:
+        """The request with this runtime's defaults, through the one walk, asked `ask`'s way."""
+        request = ProviderRequest(
             messages=tuple(messages),
-            json_schema=json_schema,
+            json_schema=output_schema(output) if output is not None else None,
             max_tokens=max_tokens if max_tokens is not None else self._default_max_tokens,
             temperature=temperature if temperature is not None else self._default_temperature,
             stop=tuple(stop),
             priority=priority,
             assistant_name=self._assistant_name,
         )
-
-    def _attempt_log(self, purpose: str, room_id: str | None, message_id: str | None) -> AttemptLog:
-        return AttemptLog(
-            CallContext(purpose=purpose, room_id=room_id, message_id=message_id),
-            self._recorder,
-            dump_prompts=self._debug_dump_prompts,
+        attempts = AttemptLog(call, self._recorder, dump_prompts=self._debug_dump_prompts)
+        return await walk_providers(
+            self.providers, self._breakers, request, ask=ask, attempts=attempts, output=output
         )
 
     async def aclose(self) -> None:
