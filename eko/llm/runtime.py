@@ -111,6 +111,7 @@ class LLMRuntime:
         wraps each provider for this view only (e.g. with native tools); the breaker stays
         the wrapped provider's. Raises ValueError for a provider that is not one of this
         runtime's (every provider has exactly one breaker: the runtime that was built with it).
+        The providers stay this runtime's to close: a view is never closed on its own.
         """
         if not providers:
             raise ValueError("a runtime subset needs at least one provider")
