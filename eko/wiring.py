@@ -214,7 +214,7 @@ def build_services(
             settings=settings,
             inner=engine.engine,
             database=database,
-            providers=providers,
+            runtime=runtime,
             prompts=prompts,
             memory=memory,
             docs=engine.docs,

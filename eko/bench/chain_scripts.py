@@ -76,8 +76,10 @@ def chain(
     budgets: tuple[int, int, int] = (4, 3, 2),
     timeout_s: float = 10.0,
 ) -> ChainRunner:
+    # One runtime, one subset per stage, as the chat builds it (eko/chain/build.py).
+    runtime = LLMRuntime([ol1, m1, m2], recorder)
     stages = [
-        Stage(node, prompt, budget, LLMRuntime([provider], recorder), timeout_s=timeout_s)
+        Stage(node, prompt, budget, runtime.subset([provider]), timeout_s=timeout_s)
         for node, prompt, budget, provider in zip(
             ("OL1", "M1", "M2"),
             ("research", "analysis", "review"),

@@ -1,4 +1,12 @@
-"""Assembles the chain from the shared services (called by eko.wiring)."""
+"""Assembles the chain from the shared services (called by eko.wiring).
+
+Each stage asks a subset of the chat's runtime (`LLMRuntime.subset`): the providers named for
+it in `chain_stage_providers`, or all of them. So a provider that fails in a stage has the
+same circuit breaker as in the chat (the chat and background jobs see it down), and every
+stage call lands in the same call log. A stage can only name a provider of `llm_providers`
+(the list the runtime was built from); an unknown name is a configuration error at start-up
+rather than a second copy of a provider with a breaker nobody else sees.
+"""
 
 from __future__ import annotations
 
@@ -15,11 +23,10 @@ from eko.chat.websearch.base import WebSearchProvider
 from eko.config import Settings
 from eko.llm.providers.openai_compat import OpenAICompatProvider
 from eko.llm.runtime import LLMRuntime
-from eko.llm.types import CallRecorder, Provider
+from eko.llm.types import Provider
 from eko.memory.service import Memory
 from eko.prompts.library import PromptLibrary
 from eko.store.db import Database
-from eko.store.llm_calls import DatabaseCallRecorder
 
 # node, prompt file, settings field of its budget
 STAGES = (
@@ -53,9 +60,8 @@ def stage_providers(settings: Settings, providers: Sequence[Provider], node: str
 def build_chain(
     *,
     settings: Settings,
-    providers: Sequence[Provider],
+    runtime: LLMRuntime,
     prompts: PromptLibrary,
-    recorder: CallRecorder | None = None,
     memory: Memory | None = None,
     docs: DocsService | None = None,
     web: WebSearchProvider | None = None,
@@ -71,30 +77,22 @@ def build_chain(
             workspace=settings.chain_workspace,
         )
     native = openai_tools(tools) if settings.chain_native_tools and tools.names else ()
+
+    def with_native_tools(provider: Provider) -> Provider:
+        if native and isinstance(provider, OpenAICompatProvider):
+            return NativeToolsProvider(provider, native)
+        return provider
+
     stages = []
     for node, prompt, budget_field in STAGES:
-        chosen: list[Provider] = [
-            NativeToolsProvider(provider, native)
-            if native and isinstance(provider, OpenAICompatProvider)
-            else provider
-            for provider in stage_providers(settings, providers, node)
-        ]
-        runtime = LLMRuntime(
-            chosen,
-            recorder,
-            debug_dump_prompts=settings.debug_dump_prompts,
-            default_max_tokens=settings.chain_max_tokens,
-            default_temperature=settings.llm_temperature,
-            assistant_name=settings.assistant_name,
-            breaker_failures=settings.llm_breaker_failures,
-            breaker_cooldown_s=settings.llm_breaker_cooldown_s,
-        )
+        chosen = stage_providers(settings, runtime.providers, node)
+        stage_runtime = runtime.subset(chosen, adapt=with_native_tools)
         stages.append(
             Stage(
                 node=node,
                 prompt=prompt,
                 budget=int(getattr(settings, budget_field)),
-                runtime=runtime,
+                runtime=stage_runtime,
                 timeout_s=settings.chain_stage_timeout_s,
                 max_tokens=settings.chain_max_tokens,
             )
@@ -109,7 +107,7 @@ def build_chain_writer(
     settings: Settings,
     inner: Writer,
     database: Database,
-    providers: Sequence[Provider],
+    runtime: LLMRuntime,
     prompts: PromptLibrary,
     memory: Memory | None = None,
     docs: DocsService | None = None,
@@ -118,9 +116,8 @@ def build_chain_writer(
     """The chat's writer: reflexive messages through the chain, simple ones to `inner`."""
     runner = build_chain(
         settings=settings,
-        providers=providers,
+        runtime=runtime,
         prompts=prompts,
-        recorder=DatabaseCallRecorder(database),
         memory=memory,
         docs=docs,
         web=web,

@@ -1,12 +1,13 @@
 """The reflexive chain: OL1 (research, tools) -> M1 (analysis) -> M2 (review).
 
-Each stage is a model (its own runtime: provider, fallback, llm_calls with purpose
-`chain.<node>`) with a turn budget. A turn is one model call; its [TOOL:...] calls run through
-the registry and their results are the next message. A stage ends when its model answers
-without a call, repeats a call (anti-loop v2), runs out of its budget or of the chain's global
-cap, or times out. Every stage gets the question and what the earlier stages found and wrote.
-A stage whose model is offline is skipped; a stage with nothing useful does not stop the chain.
-The reply is the last stage's answer (or the latest stage that wrote one).
+Each stage is a model (a subset of the chat's runtime: its providers, fallback, the shared
+breakers, llm_calls with purpose `chain.<node>`) with a turn budget. A turn is one model call;
+its [TOOL:...] calls run through the registry and their results are the next message. A stage
+ends when its model answers without a call, repeats a call (anti-loop v2), runs out of its
+budget or of the chain's global cap, or times out. Every stage gets the question and what the
+earlier stages found and wrote. A stage whose model is offline is skipped; a stage with nothing
+useful does not stop the chain. The reply is the last stage's answer (or the latest stage that
+wrote one).
 """
 
 from __future__ import annotations

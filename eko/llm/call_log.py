@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import structlog
 
-from eko.llm.types import Attempt, CallRecorder, LLMCallRecord, ProviderRequest
+from eko.llm.types import (
+    Attempt,
+    CallRecorder,
+    LLMCallRecord,
+    Outcome,
+    Provider,
+    ProviderRequest,
+    ProviderResponse,
+    Usage,
+)
 
 log = structlog.get_logger("eko.llm")
 
@@ -57,3 +67,61 @@ def render_prompt_dump(request: ProviderRequest) -> str:
     if request.json_schema is not None:
         parts.append(f"[json_schema]\n{request.json_schema}")
     return "\n\n".join(parts)
+
+
+class AttemptLog:
+    """One model call's attempts: each is kept (for the Completion or the error), logged as
+    `llm.call` and written as one llm_calls row."""
+
+    def __init__(
+        self, call: CallContext, recorder: CallRecorder | None, *, dump_prompts: bool
+    ) -> None:
+        self.call = call
+        self.attempts: list[Attempt] = []
+        self._recorder = recorder
+        self._dump_prompts = dump_prompts
+
+    async def close(
+        self,
+        provider: Provider,
+        request: ProviderRequest,
+        outcome: Outcome,
+        started: float,
+        *,
+        response: ProviderResponse | None = None,
+        error: str | None = None,
+    ) -> Attempt:
+        """Close one attempt (begun at perf_counter `started`): remember, log, record it."""
+        usage = response.usage if response is not None else Usage()
+        attempt = Attempt(
+            provider=provider.name,
+            model=(response.model if response is not None and response.model else provider.model),
+            outcome=outcome,
+            duration_ms=elapsed_ms(started),
+            usage=usage,
+            error=error,
+        )
+        self.attempts.append(attempt)
+        log_method = log.info if outcome in ("ok", "fallback") else log.warning
+        log_method(
+            "llm.call",
+            purpose=self.call.purpose,
+            provider=attempt.provider,
+            model=attempt.model,
+            outcome=outcome,
+            attempt=len(self.attempts),
+            duration_ms=round(attempt.duration_ms, 1),
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            truncated=response.truncated if response is not None else None,
+            room_id=self.call.room_id,
+            message_id=self.call.message_id,
+            error=error,
+        )
+        prompt = render_prompt_dump(request) if self._dump_prompts else None
+        await write_call(self._recorder, call_record(self.call, attempt, prompt=prompt))
+        return attempt
+
+
+def elapsed_ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0

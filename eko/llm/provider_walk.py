@@ -1,5 +1,10 @@
-"""The walk over providers that `complete` and `stream` share: which provider to try next,
-with how much of the message's deadline, and the error when none answered.
+"""The one walk over providers, for `complete` and `stream` alike.
+
+Which provider to try next, with how much of the message's deadline; each try's verdict for
+the provider's circuit breaker (eko.llm.failures); every attempt closed in the call log
+(eko.llm.call_log); structured output validated, with one corrective re-ask of the same
+provider; the Completion built; the error when none answered. How one provider is asked —
+whole, or delta by delta — is the only thing the caller brings (a ProviderAsk).
 
 A provider is passed over when its circuit is open or when what is left of the deadline is
 too short to start a call (a later provider may still fit). Budgets are computed as each
@@ -8,15 +13,23 @@ provider's turn comes, so time spent on earlier ones counts.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import asyncio
+import time
+from collections.abc import Awaitable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import structlog
+from pydantic import BaseModel
 
 from eko.llm.breaker import CircuitBreaker
+from eko.llm.call_log import AttemptLog, elapsed_ms
+from eko.llm.correction import describe_invalid, with_correction
 from eko.llm.deadline import remaining_s
 from eko.llm.errors import AllProvidersFailed
-from eko.llm.types import Attempt, Provider
+from eko.llm.failures import failure_of, tell_breaker
+from eko.llm.structured import StructuredOutputError, parse_output
+from eko.llm.types import Attempt, Completion, Outcome, Provider, ProviderRequest, ProviderResponse
 
 log = structlog.get_logger("eko.llm")
 
@@ -73,3 +86,158 @@ def none_answered(attempts: Sequence[Attempt], skipped: Sequence[str]) -> AllPro
         skipped=tuple(skipped),
         timed_out=remaining is not None and remaining < MIN_CALL_BUDGET_S,
     )
+
+
+class ProviderAsk(Protocol):
+    """One way of asking one provider for its answer; the walk does everything else."""
+
+    async def answer(self, provider: Provider, request: ProviderRequest) -> ProviderResponse:
+        """The provider's answer; raises whatever the provider raised."""
+        ...
+
+    def failed(self, error: str, attempts: Sequence[Attempt]) -> None:
+        """Heard after a failed try was recorded. May end the walk by raising: an answer
+        already shown in part cannot be replaced by another provider's."""
+        ...
+
+    def progress(self) -> str:
+        """What was handed out so far, for the attempt of a call its caller stopped."""
+        ...
+
+
+class WholeAnswer:
+    """`complete`'s way: the provider's whole answer, nothing shown before it is known."""
+
+    async def answer(self, provider: Provider, request: ProviderRequest) -> ProviderResponse:
+        return await provider.generate(request)
+
+    def failed(self, error: str, attempts: Sequence[Attempt]) -> None:
+        return None
+
+    def progress(self) -> str:
+        return ""
+
+
+async def walk_providers(
+    providers: Sequence[Provider],
+    breakers: Sequence[CircuitBreaker],
+    request: ProviderRequest,
+    *,
+    ask: ProviderAsk,
+    attempts: AttemptLog,
+    output: type[BaseModel] | None = None,
+) -> Completion[Any]:
+    """The first usable answer, asking each provider in turn.
+
+    `Completion.usage` is the successful attempt's; every attempt is in `attempts` (and in
+    the call log). `duration_ms` is the whole call, fallbacks included. Raises
+    AllProvidersFailed when no provider gave a usable answer, and whatever `ask.failed` raises.
+    """
+    started = time.perf_counter()
+    skipped: list[str] = []
+    for turn in provider_turns(providers, breakers, skipped, purpose=attempts.call.purpose):
+        try:
+            answer = await _ask_provider(turn, request, ask, attempts, output)
+        except BaseException:
+            turn.breaker.release()  # cancelled mid-call: no verdict on the provider
+            raise
+        if answer is not None:
+            return Completion(
+                text=answer.text,
+                data=answer.data,
+                provider=turn.provider.name,
+                model=answer.model,
+                usage=answer.response.usage,
+                duration_ms=elapsed_ms(started),
+                attempts=tuple(attempts.attempts),
+                truncated=answer.response.truncated,
+                input_cut=answer.response.input_cut,
+            )
+    raise none_answered(attempts.attempts, skipped)
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    text: str
+    data: BaseModel | None
+    model: str
+    response: ProviderResponse
+
+
+async def _ask_provider(
+    turn: ProviderTurn,
+    request: ProviderRequest,
+    ask: ProviderAsk,
+    attempts: AttemptLog,
+    output: type[BaseModel] | None,
+) -> _Answer | None:
+    """One provider: one try, plus one corrective re-ask for structured output.
+
+    Returns the usable answer, or None when this provider failed and the next should try.
+    The breaker hears the verdict: an answer (even an invalid one) means the provider is up.
+    """
+    provider, breaker = turn.provider, turn.breaker
+    tries = 2 if output is not None else 1
+    deadline = None if turn.budget is None else time.perf_counter() + turn.budget
+    for try_number in range(tries):
+        started = time.perf_counter()
+        left = None if deadline is None else deadline - started
+        if left is not None and left < MIN_CALL_BUDGET_S:
+            breaker.release()
+            return None
+        try:
+            async with asyncio.timeout(left):
+                response = await ask.answer(provider, request)
+        except asyncio.CancelledError:
+            breaker.release()
+            stopped = f"stopped by the caller{ask.progress()}"
+            await _shielded(attempts.close(provider, request, "error", started, error=stopped))
+            raise
+        except Exception as exc:
+            failure = failure_of(
+                exc, provider.name, left=left, budget_is_share=turn.budget_is_share
+            )
+            tell_breaker(breaker, failure)
+            await attempts.close(provider, request, failure.outcome, started, error=failure.error)
+            ask.failed(failure.error, attempts.attempts)
+            return None
+        breaker.record_success()
+
+        text = response.text.strip()
+        if not text:
+            error = "empty answer"
+            await attempts.close(
+                provider, request, "invalid", started, response=response, error=error
+            )
+            ask.failed(error, attempts.attempts)
+            return None
+
+        data: BaseModel | None = None
+        if output is not None:
+            try:
+                data = parse_output(text, output)
+            except StructuredOutputError as exc:
+                error = describe_invalid(exc.summary, response)
+                await attempts.close(
+                    provider, request, "invalid", started, response=response, error=error
+                )
+                if response.truncated:
+                    # Cut at max_tokens: a re-ask with the same budget and a longer prompt
+                    # is cut again (and on a local model costs seconds).
+                    return None
+                request = with_correction(request, text, exc.summary)
+                continue
+
+        outcome: Outcome = "ok" if turn.index == 0 and try_number == 0 else "fallback"
+        attempt = await attempts.close(provider, request, outcome, started, response=response)
+        return _Answer(text=text, data=data, model=attempt.model, response=response)
+    return None
+
+
+async def _shielded(awaitable: Awaitable[Any]) -> None:
+    """Finish recording even though the surrounding task is being cancelled."""
+    task = asyncio.ensure_future(awaitable)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await task

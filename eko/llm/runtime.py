@@ -5,44 +5,35 @@ HTTP, timeout, unusable or empty output). With an output model it asks for that 
 validates the answer, and re-asks the same provider once with the validation error before
 falling back (unless the answer was cut at max_tokens: the same budget would cut it again).
 Every attempt is recorded (one llm_calls row each) and logged as `llm.call`.
+
+`complete` and `stream` are two ways of asking a provider through one walk
+(eko/llm/provider_walk.py). A chain stage uses a `subset` of the runtime: its own choice of
+providers, the same circuit breakers, call log and settings.
 """
 
 from __future__ import annotations
 
-import asyncio
+import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
 import structlog
 from pydantic import BaseModel
 
 from eko.llm.breaker import BreakerSnapshot, CircuitBreaker
-from eko.llm.call_log import CallContext, call_record, render_prompt_dump, write_call
-from eko.llm.correction import describe_invalid, with_correction
-from eko.llm.errors import (
-    InvalidOutput,
-    PromptTooLong,
-    ProviderError,
-    ProviderTimeout,
-    ProviderUnavailable,
-)
-from eko.llm.provider_walk import MIN_CALL_BUDGET_S, none_answered, provider_turns
-from eko.llm.streaming import StreamingRuntime
-from eko.llm.structured import StructuredOutputError, output_schema, parse_output
+from eko.llm.call_log import AttemptLog, CallContext
+from eko.llm.provider_walk import ProviderAsk, WholeAnswer, walk_providers
+from eko.llm.streaming import BeginSink, DeltaSink, StreamedAnswer
+from eko.llm.structured import output_schema
 from eko.llm.types import (
-    Attempt,
     CallRecorder,
     ChatMessage,
     Completion,
-    Outcome,
     OutputT,
     Priority,
     Provider,
     ProviderRequest,
-    ProviderResponse,
-    Usage,
 )
 
 if TYPE_CHECKING:
@@ -53,7 +44,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger("eko.llm")
 
 
-class LLMRuntime(StreamingRuntime):  # stream(): eko/llm/streaming.py
+class LLMRuntime:
     def __init__(
         self,
         providers: Sequence[Provider],
@@ -107,6 +98,37 @@ class LLMRuntime(StreamingRuntime):  # stream(): eko/llm/streaming.py
             breaker_cooldown_s=settings.llm_breaker_cooldown_s,
         )
 
+    def subset(
+        self,
+        providers: Sequence[Provider],
+        *,
+        adapt: Callable[[Provider], Provider] | None = None,
+    ) -> LLMRuntime:
+        """A runtime over some of this one's providers, in the given order (a chain stage's).
+
+        It shares their circuit breakers, the call log and the settings, so a provider that
+        fails in a stage is down for every caller (`any_available`, `breakers()`). `adapt`
+        wraps each provider for this view only (e.g. with native tools); the breaker stays
+        the wrapped provider's. Raises ValueError for a provider that is not one of this
+        runtime's (every provider has exactly one breaker: the runtime that was built with it).
+        The providers stay this runtime's to close: a view is never closed on its own.
+        """
+        if not providers:
+            raise ValueError("a runtime subset needs at least one provider")
+        positions = [self._position(provider) for provider in providers]
+        view = copy.copy(self)  # the same recorder and settings, by reference
+        chosen = [self.providers[i] for i in positions]
+        view.providers = tuple(adapt(p) for p in chosen) if adapt is not None else tuple(chosen)
+        view._breakers = [self._breakers[i] for i in positions]
+        return view
+
+    def _position(self, provider: Provider) -> int:
+        for index, mine in enumerate(self.providers):
+            if mine is provider:
+                return index
+        names = ", ".join(p.name for p in self.providers)
+        raise ValueError(f"provider {provider.name!r} is not one of this runtime's ({names})")
+
     def breakers(self) -> list[BreakerSnapshot]:
         """Each provider's circuit breaker, in fallback order (for /health and doctor)."""
         return [breaker.snapshot() for breaker in self._breakers]
@@ -159,14 +181,68 @@ class LLMRuntime(StreamingRuntime):  # stream(): eko/llm/streaming.py
         stop: Sequence[str] = (),
         priority: Priority = "interactive",
     ) -> Completion[Any]:
-        """One answer from the first provider that gives a usable one.
+        """One answer from the first provider that gives a usable one (see walk_providers).
 
-        `Completion.usage` is the successful attempt's; every attempt's usage is in `attempts`
-        (and in the call log). `duration_ms` is the whole call, fallbacks included.
         Raises AllProvidersFailed when no provider gave a usable answer.
         """
-        started = time.perf_counter()
-        base_request = ProviderRequest(
+        return await self._walk(
+            messages,
+            WholeAnswer(),
+            CallContext(purpose=purpose, room_id=room_id, message_id=message_id),
+            output=output,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stop=stop,
+            priority=priority,
+        )
+
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        on_delta: DeltaSink,
+        purpose: str,
+        on_begin: BeginSink | None = None,
+        room_id: str | None = None,
+        message_id: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        stop: Sequence[str] = (),
+        priority: Priority = "interactive",
+    ) -> Completion[Any]:
+        """A plain-text answer; each piece goes to `on_delta` as soon as it is known
+        (`on_begin(provider, model)` first, when a provider's answer begins).
+
+        Returns the Completion (its text is the provider's final, cleaned text), built as
+        `complete` builds it. Raises AllProvidersFailed when no provider began an answer,
+        StreamInterrupted when one broke after it began, CancelledError (after recording the
+        attempt) when the caller stopped.
+        """
+        return await self._walk(
+            messages,
+            StreamedAnswer(on_delta, on_begin),
+            CallContext(purpose=purpose, room_id=room_id, message_id=message_id),
+            output=None,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stop=stop,
+            priority=priority,
+        )
+
+    async def _walk(
+        self,
+        messages: Sequence[ChatMessage],
+        ask: ProviderAsk,
+        call: CallContext,
+        *,
+        output: type[BaseModel] | None,
+        max_tokens: int | None,
+        temperature: float | None,
+        stop: Sequence[str],
+        priority: Priority,
+    ) -> Completion[Any]:
+        """The request with this runtime's defaults, through the one walk, asked `ask`'s way."""
+        request = ProviderRequest(
             messages=tuple(messages),
             json_schema=output_schema(output) if output is not None else None,
             max_tokens=max_tokens if max_tokens is not None else self._default_max_tokens,
@@ -175,154 +251,10 @@ class LLMRuntime(StreamingRuntime):  # stream(): eko/llm/streaming.py
             priority=priority,
             assistant_name=self._assistant_name,
         )
-        call = CallContext(purpose=purpose, room_id=room_id, message_id=message_id)
-        attempts: list[Attempt] = []
-        skipped: list[str] = []
-        for turn in provider_turns(self.providers, self._breakers, skipped, purpose=purpose):
-            provider, breaker = turn.provider, turn.breaker
-            try:
-                answer = await self._ask(
-                    provider,
-                    base_request,
-                    output,
-                    call,
-                    attempts,
-                    first=turn.index == 0,
-                    budget=turn.budget,
-                    budget_is_share=turn.budget_is_share,
-                    breaker=breaker,
-                )
-            except BaseException:
-                breaker.release()  # cancelled mid-call (a caller's timeout): no verdict
-                raise
-            if answer is not None:
-                return Completion(
-                    text=answer.text,
-                    data=answer.data,
-                    provider=provider.name,
-                    model=answer.model,
-                    usage=answer.response.usage,
-                    duration_ms=_elapsed_ms(started),
-                    attempts=tuple(attempts),
-                    truncated=answer.response.truncated,
-                    input_cut=answer.response.input_cut,
-                )
-        raise none_answered(attempts, skipped)
-
-    async def _ask(
-        self,
-        provider: Provider,
-        request: ProviderRequest,
-        output: type[BaseModel] | None,
-        call: CallContext,
-        attempts: list[Attempt],
-        *,
-        first: bool,
-        budget: float | None,
-        budget_is_share: bool,
-        breaker: CircuitBreaker,
-    ) -> _Answer | None:
-        """One provider: one try, plus one corrective re-ask for structured output.
-
-        Returns the usable answer, or None when this provider failed and the next should try.
-        The breaker hears the verdict: an answer (even an invalid one) means the provider is up.
-        """
-        tries = 2 if output is not None else 1
-        deadline = None if budget is None else time.perf_counter() + budget
-        for try_number in range(tries):
-            started = time.perf_counter()
-            left = None if deadline is None else deadline - started
-            if left is not None and left < MIN_CALL_BUDGET_S:
-                breaker.release()
-                return None
-            try:
-                async with asyncio.timeout(left):
-                    response = await provider.generate(request)
-            except TimeoutError:
-                # The message's deadline (this provider's share of it) ran out first.
-                error = f"no answer within this message's deadline ({left:.1f} s left)"
-                if budget_is_share:
-                    # It had its share and a fallback is waiting: treat it as hung, so the
-                    # next calls go straight to the fallback.
-                    self._verdict(breaker, error, severe=True)
-                else:
-                    # The last resort ran out of the message's time: no verdict on its health.
-                    breaker.release()
-                await self._attempt(
-                    attempts, call, provider, request, "error", started, error=error
-                )
-                return None
-            except ProviderError as exc:
-                outcome: Outcome = "invalid" if isinstance(exc, InvalidOutput) else "error"
-                if isinstance(exc, InvalidOutput | PromptTooLong):
-                    breaker.record_success()  # it answered: up, whatever it said
-                else:
-                    self._verdict(breaker, str(exc), severe=_is_severe(exc))
-                await self._attempt(
-                    attempts, call, provider, request, outcome, started, error=str(exc)
-                )
-                return None
-            except Exception as exc:
-                # A provider bug must not take the whole answer down while others remain.
-                log.exception("llm.provider_crashed", provider=provider.name)
-                error = f"{type(exc).__name__}: {exc}"
-                self._verdict(breaker, error, severe=False)
-                await self._attempt(
-                    attempts, call, provider, request, "error", started, error=error
-                )
-                return None
-            breaker.record_success()
-
-            text = response.text.strip()
-            if not text:
-                await self._attempt(
-                    attempts,
-                    call,
-                    provider,
-                    request,
-                    "invalid",
-                    started,
-                    response=response,
-                    error="empty answer",
-                )
-                return None
-
-            data: BaseModel | None = None
-            if output is not None:
-                try:
-                    data = parse_output(text, output)
-                except StructuredOutputError as exc:
-                    await self._attempt(
-                        attempts,
-                        call,
-                        provider,
-                        request,
-                        "invalid",
-                        started,
-                        response=response,
-                        error=describe_invalid(exc.summary, response),
-                    )
-                    if response.truncated:
-                        # Cut at max_tokens: a re-ask with the same budget and a longer prompt
-                        # is cut again (and on a local model costs seconds).
-                        return None
-                    request = with_correction(request, text, exc.summary)
-                    continue
-
-            outcome = "ok" if first and try_number == 0 else "fallback"
-            attempt = await self._attempt(
-                attempts, call, provider, request, outcome, started, response=response
-            )
-            return _Answer(text=text, data=data, model=attempt.model, response=response)
-        return None
-
-    def _verdict(self, breaker: CircuitBreaker, error: str, *, severe: bool) -> None:
-        was = breaker.state
-        breaker.record_failure(error, severe=severe)
-        if breaker.state != was:
-            log.warning(
-                "llm.breaker_opened", provider=breaker.provider, error=error[:200], severe=severe
-            )
+        attempts = AttemptLog(call, self._recorder, dump_prompts=self._debug_dump_prompts)
+        return await walk_providers(
+            self.providers, self._breakers, request, ask=ask, attempts=attempts, output=output
+        )
 
     async def aclose(self) -> None:
         for provider in self.providers:
@@ -330,67 +262,3 @@ class LLMRuntime(StreamingRuntime):  # stream(): eko/llm/streaming.py
                 await provider.aclose()
             except Exception:
                 log.warning("llm.close_failed", provider=provider.name, exc_info=True)
-
-    async def _attempt(
-        self,
-        attempts: list[Attempt],
-        call: CallContext,
-        provider: Provider,
-        request: ProviderRequest,
-        outcome: Outcome,
-        started: float,
-        *,
-        response: ProviderResponse | None = None,
-        error: str | None = None,
-    ) -> Attempt:
-        """Close one attempt: remember it, log it, record it."""
-        usage = response.usage if response is not None else Usage()
-        attempt = Attempt(
-            provider=provider.name,
-            model=(response.model if response is not None and response.model else provider.model),
-            outcome=outcome,
-            duration_ms=_elapsed_ms(started),
-            usage=usage,
-            error=error,
-        )
-        attempts.append(attempt)
-        log_method = log.info if outcome in ("ok", "fallback") else log.warning
-        log_method(
-            "llm.call",
-            purpose=call.purpose,
-            provider=attempt.provider,
-            model=attempt.model,
-            outcome=outcome,
-            attempt=len(attempts),
-            duration_ms=round(attempt.duration_ms, 1),
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            truncated=response.truncated if response is not None else None,
-            room_id=call.room_id,
-            message_id=call.message_id,
-            error=error,
-        )
-        record = call_record(
-            call, attempt, prompt=render_prompt_dump(request) if self._debug_dump_prompts else None
-        )
-        await write_call(self._recorder, record)
-        return attempt
-
-
-@dataclass(frozen=True, slots=True)
-class _Answer:
-    text: str
-    data: BaseModel | None
-    model: str
-    response: ProviderResponse
-
-
-def _is_severe(exc: ProviderError) -> bool:
-    """Timeouts and unreachable hosts open the breaker at once; HTTP 429/5xx count up to the
-    threshold; other HTTP errors (401, 404: configuration) count too, since retrying them on
-    every call only adds latency."""
-    return isinstance(exc, ProviderTimeout | ProviderUnavailable)
-
-
-def _elapsed_ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000.0

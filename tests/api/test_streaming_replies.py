@@ -8,8 +8,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from eko.llm.prompt_budget import InputCut
 from eko.llm.providers import Deltas, FunctionModel
-from eko.llm.types import ProviderRequest
+from eko.llm.types import ProviderRequest, ProviderResponse, Usage
 from eko.store.models import LLMCall, Message, User
 from tests.api.conftest import HarnessFactory
 
@@ -196,3 +197,34 @@ async def test_a_paywall_answer_is_one_delta(make_harness: HarnessFactory) -> No
         assert events[-1][1]["source"] == "paywall"
         assert events[1][1]["text"] == events[-1][1]["message"]["content"]
         assert down.requests == []
+
+
+async def test_a_streamed_reply_stores_the_same_provenance_as_a_whole_one(
+    make_harness: HarnessFactory,
+) -> None:
+    # The bundled model cut the prompt to fit its budget: a streamed reply says so too.
+    cut = InputCut(
+        budget_tokens=100, original_tokens=900, kept_tokens=98, dropped_messages=3, cut_chars=2500
+    )
+
+    def answer(request: ProviderRequest) -> str | ProviderResponse:
+        if request.json_schema is not None:
+            return "not json"
+        return ProviderResponse(
+            text="Un résumé.", usage=Usage(98, 2), model="served", truncated=True, input_cut=cut
+        )
+
+    async with make_harness(providers=[FunctionModel(answer)]) as h:
+        _, headers = await h.user()
+        room_id = await h.direct_room(headers)
+        streamed = parse_sse((await post_stream(h, room_id, headers)).text)[-1][1]["message"]
+        whole = await h.client.post(
+            f"/v1/rooms/{room_id}/messages", json={"content": "Et encore ?"}, headers=headers
+        )
+        assert whole.headers["content-type"] == "application/json"
+        plain = whole.json()["assistant_message"]
+    keys = ("provider", "model", "usage", "truncated", "input_cut", "attempts", "fallback_used")
+    provenance = {key: streamed["metadata"].get(key) for key in keys}
+    assert provenance == {key: plain["metadata"].get(key) for key in keys}
+    assert provenance["input_cut"] == cut.as_meta()
+    assert streamed["content"] == plain["content"] == "Un résumé."

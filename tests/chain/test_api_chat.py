@@ -115,21 +115,24 @@ async def test_errors_are_problems(make_harness: HarnessFactory) -> None:
 
 
 def offline_chain_model() -> FunctionModel:
-    """Every chain stage's model is down; the engine answers."""
-    engine = engine_model(writer="Réponse du chemin simple.")
+    """The chain stages' model, down (the engine has its own, up)."""
 
-    def answer(request: ProviderRequest) -> Any:
-        if request.messages[0].content.startswith(("You are OL1", "You are M1", "You are M2")):
-            raise ProviderUnavailable("scripted", "connection refused")
-        return engine._function(request)
+    def refuse(request: ProviderRequest) -> Any:
+        raise ProviderUnavailable("remote", "connection refused")
 
-    return FunctionModel(answer, name="scripted", model="scripted")
+    return FunctionModel(refuse, name="remote", model="remote")
 
 
 async def test_a_chain_without_reply_falls_back_to_the_simple_path(
     make_harness: HarnessFactory,
 ) -> None:
-    async with make_harness(providers=[offline_chain_model()], chain_enabled=True) as h:
+    engine = engine_model(writer="Réponse du chemin simple.")
+    offline = offline_chain_model()
+    async with make_harness(
+        providers=[engine, offline],
+        chain_enabled=True,
+        chain_stage_providers={"OL1": "remote", "M1": "remote", "M2": "remote"},
+    ) as h:
         _, headers, room_id = await known_user(h)
         response = await h.client.post(
             "/v1/chat",
@@ -142,6 +145,10 @@ async def test_a_chain_without_reply_falls_back_to_the_simple_path(
         meta = stored.json()["items"][-1]["metadata"]
         assert meta["complexity"]["chain_fallback"] is True
         assert [s["node"] for s in meta["chain"]["skipped"]] == ["OL1", "M1", "M2"]
+        # The stages share the chat's breakers: OL1 found the model down, M1 and M2 never
+        # waited on it, and /health says so.
+        assert len(offline.requests) == 1
+        assert [b.state for b in h.services.runtime.breakers()] == ["closed", "open"]
 
 
 async def test_the_chain_can_be_turned_off(make_harness: HarnessFactory) -> None:

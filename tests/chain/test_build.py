@@ -6,13 +6,18 @@ from pathlib import Path
 
 import pytest
 
+from eko.bench.chain_scripts import context
 from eko.chain.build import build_chain, complexity_rules, stage_providers
 from eko.chain.classify import classify
 from eko.chain.native_tools import NativeToolsProvider
 from eko.chain.tools import build_tools
 from eko.config import ProviderConfig, Settings
+from eko.llm.errors import ProviderUnavailable
 from eko.llm.providers import FunctionModel
 from eko.llm.providers.openai_compat import OpenAICompatProvider
+from eko.llm.recording import MemoryRecorder
+from eko.llm.runtime import LLMRuntime
+from eko.llm.types import ProviderRequest
 from eko.prompts.library import PromptLibrary
 
 
@@ -45,7 +50,7 @@ async def test_budgets_cap_and_native_tools_come_from_settings(tmp_path: Path) -
     )
     runner = build_chain(
         settings=settings,
-        providers=[remote, local],
+        runtime=LLMRuntime([remote, local]),
         prompts=PromptLibrary(),
         tools=build_tools(workspace=tmp_path),
     )
@@ -57,11 +62,58 @@ async def test_budgets_cap_and_native_tools_come_from_settings(tmp_path: Path) -
     assert runner.stages[2].runtime.providers == (local,)
     plain = build_chain(
         settings=_settings(chain_native_tools=False),
-        providers=[remote],
+        runtime=LLMRuntime([remote]),
         prompts=PromptLibrary(),
         tools=build_tools(workspace=tmp_path),
     )
     assert plain.stages[0].runtime.providers == (remote,)
+
+
+def unreachable(name: str) -> FunctionModel:
+    def refuse(_request: ProviderRequest) -> str:
+        raise ProviderUnavailable(name, "connection refused")
+
+    return FunctionModel(refuse, name=name)
+
+
+async def test_a_stage_failure_opens_the_chat_runtimes_breaker(tmp_path: Path) -> None:
+    remote, local = unreachable("remote"), FunctionModel.constant("Réponse.", name="local")
+    recorder = MemoryRecorder()
+    runtime = LLMRuntime([remote, local], recorder)
+    runner = build_chain(
+        settings=_settings(chain_stage_providers={"OL1": "remote", "M1": "local"}),
+        runtime=runtime,
+        prompts=PromptLibrary(),
+        tools=build_tools(workspace=tmp_path),
+    )
+    result = await runner.run("Pourquoi le ciel est-il bleu ?", context())
+    assert [b.state for b in runtime.breakers()] == ["open", "closed"]
+    assert result.stages[0].status == "offline" and result.reply == "Réponse."
+    # M2 (every provider) went straight to the fallback: the stage saw the breaker OL1 opened.
+    assert len(remote.requests) == 1
+    assert [(r.purpose, r.provider, r.outcome) for r in recorder.records] == [
+        ("chain.OL1", "remote", "error"),
+        ("chain.M1", "local", "ok"),
+        ("chain.M2", "local", "fallback"),
+    ]
+
+
+async def test_the_only_provider_down_in_a_stage_is_down_for_everyone(tmp_path: Path) -> None:
+    only = unreachable("remote")
+    runtime = LLMRuntime([only])
+    runner = build_chain(
+        settings=_settings(), runtime=runtime, prompts=PromptLibrary(), tools=build_tools()
+    )
+    result = await runner.run("q", context())
+    assert not runtime.any_available
+    assert [s.status for s in result.stages] == ["offline", "offline", "offline"]
+    assert len(only.requests) == 1  # M1 and M2 never waited on it
+
+
+def test_a_stage_can_only_use_the_runtimes_providers() -> None:
+    runtime = LLMRuntime([FunctionModel.constant("a", name="local")])
+    with pytest.raises(ValueError, match="not one of this runtime's"):
+        runtime.subset([FunctionModel.constant("b", name="local")])
 
 
 def test_classifier_settings() -> None:

@@ -15,6 +15,7 @@ from eko.chain.build import build_chain
 from eko.chain.tools import ToolContext
 from eko.config import Settings
 from eko.llm.providers import build_providers
+from eko.llm.runtime import LLMRuntime
 from eko.memory.items import NewItem
 from eko.memory.scopes import write_key
 from eko.prompts.library import PromptLibrary
@@ -50,7 +51,7 @@ async def test_the_chain_runs_on_the_bundled_model(database: Database, tmp_path:
     providers = build_providers(settings)
     runner = build_chain(
         settings=settings,
-        providers=providers,
+        runtime=LLMRuntime(providers),
         prompts=PromptLibrary(),
         memory=kit.memory,
     )
