@@ -22,11 +22,11 @@ from eko.chain.antiloop import DEFAULT_GLOBAL_CAP, GlobalBudget, StageGuard
 from eko.chain.report import ChainResult, StageReport
 from eko.chain.tool_calls import ToolCall, parse_output
 from eko.chain.tools.registry import ToolContext, ToolRegistry, ToolResult
-from eko.chat.engine.templates import fill
 from eko.llm.errors import AllProvidersFailed, LLMError
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
 from eko.prompts.library import PromptLibrary
+from eko.prompts.templates import fill
 
 log = structlog.get_logger("eko.chain")
 

@@ -1,27 +1,33 @@
 """ChainWriter: the chat's writer that sends reflexive messages through the chain.
 
 Every message is classified (eko/chain/classify.py). A simple one goes to the inner writer
-(the chat engine) as before; a reflexive one is answered by the chain. A chain that returns no
-reply (every stage offline or empty) or breaks falls back to the inner writer, so a message is
-always answered. The classification, and for a reflexive message the seed's response shape
-`{reply, mode, turns, chain, tools_used}`, are stored in the assistant message's metadata:
-`meta["complexity"]` and `meta["chain"]`.
+(the chat engine) as before; a reflexive one is answered by the chain (eko/chain/, which never
+imports the chat). A chain that returns no reply (every stage offline or empty) or breaks falls
+back to the inner writer, so a message is always answered. The classification, and for a
+reflexive message the seed's response shape `{reply, mode, turns, chain, tools_used}`, are
+stored in the assistant message's metadata: `meta["complexity"]` and `meta["chain"]`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
 
+from eko.chain.build import build_chain, complexity_rules
 from eko.chain.classify import ComplexityRules, classify
 from eko.chain.runner import ChainRunner
-from eko.chain.tools.registry import ToolContext
+from eko.chain.tools import DocsSearch, ToolContext, WebSearch
 from eko.chat.engine.writer import compose_answer
 from eko.chat.pipeline import Draft, Turn, Writer
-from eko.llm.types import ChatMessage
+from eko.config import Settings
+from eko.llm.types import ChatMessage, Provider
+from eko.memory.service import Memory
+from eko.prompts.library import PromptLibrary
 from eko.store import messages as message_repo
 from eko.store.db import Database
+from eko.store.llm_calls import DatabaseCallRecorder
 
 log = structlog.get_logger("eko.chain")
 
@@ -107,3 +113,34 @@ class ChainWriter:
             if row.id != turn.user_message.id and row.role in ("user", "assistant")
         ]
         return history[-HISTORY_MESSAGES:]
+
+
+def build_chain_writer(
+    *,
+    settings: Settings,
+    inner: Writer,
+    database: Database,
+    providers: Sequence[Provider],
+    prompts: PromptLibrary,
+    memory: Memory | None = None,
+    docs: DocsSearch | None = None,
+    web: WebSearch | None = None,
+) -> ChainWriter:
+    """The chat's writer: reflexive messages through the chain, simple ones to `inner`."""
+    runner = build_chain(
+        settings=settings,
+        providers=providers,
+        prompts=prompts,
+        recorder=DatabaseCallRecorder(database),
+        memory=memory,
+        docs=docs,
+        web=web,
+    )
+    return ChainWriter(
+        inner=inner,
+        runner=runner,
+        database=database,
+        rules=complexity_rules(settings),
+        max_answer_chars=settings.chat_max_answer_chars,
+        enabled=settings.chain_on,
+    )
