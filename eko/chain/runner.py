@@ -161,12 +161,13 @@ class ChainRunner:
                 bare = self.tools.bare_args(call.name, call.bare) if call.bare else None
                 if bare is not None:
                     call = ToolCall(call.name, bare)
+                unreadable = call.raw if call.error is not None else None
+                if not guard.allow_call(call.name, call.args, raw=unreadable):
+                    log.info("chain.repeated_call", node=stage.node, tool=call.name)
+                    break
                 if call.error is not None:
                     results.append(ToolResult(call.name, call.args, False, error=call.error))
                     continue
-                if not guard.allow_call(call.name, call.args):
-                    log.info("chain.repeated_call", node=stage.node, tool=call.name)
-                    break
                 results.append(await self.tools.call(context, call.name, call.args))
             report.tools_used += results
             if guard.stop_reason == "repeated_call":
