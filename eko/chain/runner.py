@@ -20,7 +20,7 @@ import structlog
 
 from eko.chain.antiloop import DEFAULT_GLOBAL_CAP, GlobalBudget, StageGuard
 from eko.chain.report import ChainResult, StageReport
-from eko.chain.tool_calls import ToolCall, parse_output
+from eko.chain.tool_calls import MAX_CALLS_PER_TURN, ToolCall, parse_output
 from eko.chain.tools.registry import ToolContext, ToolRegistry, ToolResult
 from eko.llm.errors import AllProvidersFailed, LLMError
 from eko.llm.runtime import LLMRuntime
@@ -169,6 +169,8 @@ class ChainRunner:
                     results.append(ToolResult(call.name, call.args, False, error=call.error))
                     continue
                 results.append(await self.tools.call(context, call.name, call.args))
+            else:  # no repeat stopped the stage: the calls past the limit are answered too
+                results += [self._over_limit(call) for call in parsed.over_limit]
             report.tools_used += results
             if guard.stop_reason == "repeated_call":
                 report.stop_reason = guard.stop_reason
@@ -177,6 +179,11 @@ class ChainRunner:
                 ChatMessage("user", "\n".join(result.for_model() for result in results))
             )
         report.stop_reason = guard.stop_reason
+
+    def _over_limit(self, call: ToolCall) -> ToolResult:
+        """A call past the per-answer limit: not run, and the model is told why."""
+        error = fill(self._prompts.text("chain/over_limit.md"), limit=MAX_CALLS_PER_TURN)
+        return ToolResult(call.name, call.args, False, error=error)
 
     def _system(self, stage: Stage) -> str:
         parts = [fill(self._prompts.text(f"chain/{stage.prompt}.md"), budget=stage.budget)]

@@ -190,3 +190,27 @@ async def test_a_repeated_unreadable_call_is_a_repeat(workspace: Path) -> None:
     assert [(r.name, r.ok) for r in stage.tools_used] == [("read_file", False)]
     assert ol1.requests[1].messages[-1].content.startswith("ERROR read_file: arguments are not")
     assert result.turns == 4
+
+
+async def test_calls_past_the_per_answer_limit_are_answered_not_dropped(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("a", encoding="utf-8")
+    calls = "\n".join(
+        f'[TOOL:read_file:{{"path": "{name}"}}]' for name in ("README.md", "a.txt", "b", "c", "d")
+    )
+    ol1 = FunctionModel.scripted(calls, "Done.", name="ol1", model="ol1")
+    result = await chain(
+        ol1, model(answering("a"), "m1"), model(answering("b"), "m2"), workspace=workspace
+    ).run("q", context())
+    used = result.stages[0].tools_used
+    assert [(r.args["path"], r.ok) for r in used] == [
+        ("README.md", True),
+        ("a.txt", True),
+        ("b", False),
+        ("c", False),
+        ("d", False),
+    ]
+    lines = ol1.requests[1].messages[-1].content.splitlines()
+    assert len(lines) == 5
+    assert lines[2].startswith("ERROR read_file:") and "not run" not in lines[2]
+    for line in lines[3:]:
+        assert line.startswith("ERROR read_file: not run: at most 3 tool calls per answer")
