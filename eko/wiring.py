@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
-from eko.chain.build import build_chain_writer
+from eko.chat.chain_writer import build_chain_writer
 from eko.chat.engine import ChatEngineParts, build_chat_engine
 from eko.chat.engine.warmup import stable_prefixes, warm_up
 from eko.chat.feedback import FeedbackService

@@ -97,8 +97,8 @@ def orchestrator_messages(
     probe: JsonProbe, assistant_name: str = "Eko", contract: str = "full"
 ) -> list[ChatMessage]:
     from eko.chat.engine.orchestrator import COMPACT_SYSTEM_PROMPT, SYSTEM_PROMPT
-    from eko.chat.engine.templates import fill
     from eko.prompts.library import PromptLibrary
+    from eko.prompts.templates import fill
 
     state: dict[str, Any] = {
         "smalltalk_intro_eligible": False,

@@ -2,7 +2,8 @@
 
 The old guard only counted failures, so a model calling `list_dir` on the same folder 15 times
 (each call a success) ran to the 15-turn cap. Here a call is hashed (tool name + canonical
-JSON of its arguments); the same hash twice within one stage stops that stage at once.
+JSON of its arguments, or + its raw text when the arguments could not be read); the same hash
+twice within one stage stops that stage at once.
 Each stage counts its own turns against its budget, and the whole chain against a global cap.
 """
 
@@ -16,9 +17,13 @@ from typing import Any
 DEFAULT_GLOBAL_CAP = 8
 
 
-def call_hash(name: str, args: Any) -> str:
-    """md5 of the name and the arguments' canonical JSON (sorted keys, no spaces)."""
-    canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def call_hash(name: str, args: Any, *, raw: str | None = None) -> str:
+    """md5 of the name and the arguments' canonical JSON (sorted keys, no spaces); with `raw`
+    (a call whose arguments could not be read), of the name and that text, spaces collapsed."""
+    if raw is not None:
+        canonical = "raw:" + " ".join(raw.split())
+    else:
+        canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.md5(f"{name}{canonical}".encode(), usedforsecurity=False).hexdigest()
 
 
@@ -66,9 +71,10 @@ class StageGuard:
         self.turns -= 1
         self.chain.used -= 1
 
-    def allow_call(self, name: str, args: Any) -> bool:
-        """False (and the stage stops) when this exact call was already made in this stage."""
-        digest = call_hash(name, args)
+    def allow_call(self, name: str, args: Any, *, raw: str | None = None) -> bool:
+        """False (and the stage stops) when this exact call was already made in this stage;
+        `raw`: the text of a call whose arguments could not be read (repeated slips count)."""
+        digest = call_hash(name, args, raw=raw)
         if digest in self.seen:
             self.stop_reason = "repeated_call"
             return False

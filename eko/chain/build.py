@@ -1,4 +1,4 @@
-"""Assembles the chain from the shared services (called by eko.wiring).
+"""Assembles the chain from the shared services (called by eko.chat.chain_writer).
 
 Each stage asks a subset of the chat's runtime (`LLMRuntime.subset`): the providers named for
 it in `chain_stage_providers`, or all of them. So a provider that fails in a stage has the
@@ -15,18 +15,13 @@ from collections.abc import Sequence
 from eko.chain.classify import CATEGORIES, KEYWORDS, ComplexityRules
 from eko.chain.native_tools import NativeToolsProvider, openai_tools
 from eko.chain.runner import ChainRunner, Stage
-from eko.chain.tools import ToolRegistry, build_tools
-from eko.chain.writer import ChainWriter
-from eko.chat.docs.service import DocsService
-from eko.chat.pipeline import Writer
-from eko.chat.websearch.base import WebSearchProvider
+from eko.chain.tools import DocsSearch, ToolRegistry, WebSearch, build_tools
 from eko.config import Settings
 from eko.llm.providers.openai_compat import OpenAICompatProvider
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import Provider
 from eko.memory.service import Memory
 from eko.prompts.library import PromptLibrary
-from eko.store.db import Database
 
 # node, prompt file, settings field of its budget
 STAGES = (
@@ -63,8 +58,8 @@ def build_chain(
     runtime: LLMRuntime,
     prompts: PromptLibrary,
     memory: Memory | None = None,
-    docs: DocsService | None = None,
-    web: WebSearchProvider | None = None,
+    docs: DocsSearch | None = None,
+    web: WebSearch | None = None,
     tools: ToolRegistry | None = None,
 ) -> ChainRunner:
     if tools is None:
@@ -99,34 +94,4 @@ def build_chain(
         )
     return ChainRunner(
         stages=stages, tools=tools, prompts=prompts, global_cap=settings.chain_global_cap
-    )
-
-
-def build_chain_writer(
-    *,
-    settings: Settings,
-    inner: Writer,
-    database: Database,
-    runtime: LLMRuntime,
-    prompts: PromptLibrary,
-    memory: Memory | None = None,
-    docs: DocsService | None = None,
-    web: WebSearchProvider | None = None,
-) -> ChainWriter:
-    """The chat's writer: reflexive messages through the chain, simple ones to `inner`."""
-    runner = build_chain(
-        settings=settings,
-        runtime=runtime,
-        prompts=prompts,
-        memory=memory,
-        docs=docs,
-        web=web,
-    )
-    return ChainWriter(
-        inner=inner,
-        runner=runner,
-        database=database,
-        rules=complexity_rules(settings),
-        max_answer_chars=settings.chat_max_answer_chars,
-        enabled=settings.chain_on,
     )

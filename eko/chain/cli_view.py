@@ -34,7 +34,10 @@ def stage_lines(meta: Mapping[str, Any]) -> list[str]:
     for skipped in chain.get("skipped") or []:
         lines.append(f"{skipped.get('node')} · skipped ({skipped.get('reason')})")
     if complexity.get("chain_fallback"):
-        lines.append("chain gave no reply: answered by the simple path")
+        failed = chain.get("fallback") == "chain_error"
+        lines.append(
+            f"chain {'failed' if failed else 'gave no reply'}: answered by the simple path"
+        )
     return lines
 
 

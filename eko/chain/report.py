@@ -8,6 +8,9 @@ from typing import Any, Literal
 from eko.chain.tools.registry import ToolResult
 
 StageStatus = Literal["ok", "offline", "timeout", "failed"]
+# Why the simple path wrote the answer instead of the chain: no stage wrote a usable reply, or
+# the chain itself broke.
+FallbackReason = Literal["no_reply", "chain_error"]
 
 
 @dataclass
@@ -50,6 +53,8 @@ class StageReport:
 class ChainResult:
     reply: str | None
     stages: list[StageReport]
+    # Set when the answer came from the simple path instead; the stages are still reported.
+    fallback: FallbackReason | None = None
 
     @property
     def turns(self) -> int:
@@ -65,7 +70,8 @@ class ChainResult:
 
     def to_meta(self) -> dict[str, Any]:
         """The seed's shape: {reply, mode, turns, chain: [...], tools_used}; stages that did not
-        run (offline) are listed under `skipped`, so an offline M1 reads OL1 -> M2."""
+        run (offline) are listed under `skipped`, so an offline M1 reads OL1 -> M2, and
+        `fallback` says why the simple path answered instead (null when the chain did)."""
         return {
             "reply": self.reply,
             "mode": "reflexive",
@@ -79,4 +85,5 @@ class ChainResult:
                 for stage in self.stages
                 if not stage.ran
             ],
+            "fallback": self.fallback,
         }

@@ -21,13 +21,13 @@ import structlog
 
 from eko.chain.antiloop import DEFAULT_GLOBAL_CAP, GlobalBudget, StageGuard
 from eko.chain.report import ChainResult, StageReport
-from eko.chain.tool_calls import ToolCall, parse_output
+from eko.chain.tool_calls import MAX_CALLS_PER_TURN, ToolCall, parse_output
 from eko.chain.tools.registry import ToolContext, ToolRegistry, ToolResult
-from eko.chat.engine.templates import fill
 from eko.llm.errors import AllProvidersFailed, LLMError
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
 from eko.prompts.library import PromptLibrary
+from eko.prompts.templates import fill
 
 log = structlog.get_logger("eko.chain")
 
@@ -162,13 +162,16 @@ class ChainRunner:
                 bare = self.tools.bare_args(call.name, call.bare) if call.bare else None
                 if bare is not None:
                     call = ToolCall(call.name, bare)
+                unreadable = call.raw if call.error is not None else None
+                if not guard.allow_call(call.name, call.args, raw=unreadable):
+                    log.info("chain.repeated_call", node=stage.node, tool=call.name)
+                    break
                 if call.error is not None:
                     results.append(ToolResult(call.name, call.args, False, error=call.error))
                     continue
-                if not guard.allow_call(call.name, call.args):
-                    log.info("chain.repeated_call", node=stage.node, tool=call.name)
-                    break
                 results.append(await self.tools.call(context, call.name, call.args))
+            else:  # no repeat stopped the stage: the calls past the limit are answered too
+                results += [self._over_limit(call) for call in parsed.over_limit]
             report.tools_used += results
             if guard.stop_reason == "repeated_call":
                 report.stop_reason = guard.stop_reason
@@ -177,6 +180,11 @@ class ChainRunner:
                 ChatMessage("user", "\n".join(result.for_model() for result in results))
             )
         report.stop_reason = guard.stop_reason
+
+    def _over_limit(self, call: ToolCall) -> ToolResult:
+        """A call past the per-answer limit: not run, and the model is told why."""
+        error = fill(self._prompts.text("chain/over_limit.md"), limit=MAX_CALLS_PER_TURN)
+        return ToolResult(call.name, call.args, False, error=error)
 
     def _system(self, stage: Stage) -> str:
         parts = [fill(self._prompts.text(f"chain/{stage.prompt}.md"), budget=stage.budget)]

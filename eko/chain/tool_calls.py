@@ -10,6 +10,8 @@ Small models slip; the parser forgives what it safely can and nothing about the 
 The name must be a plain identifier and is taken as written: `List_Dir` is not `list_dir`,
 `move_file` is not guessed into anything; an unknown name is the registry's error result.
 Arguments that cannot be read become a call with an error, told to the model as a turn.
+Calls past the per-answer limit are kept apart (`over_limit`): they are not run, and the
+runner tells the model so.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class ToolCall:
 class ParsedOutput:
     text: str
     calls: list[ToolCall] = field(default_factory=list)
+    # The calls after the first `max_calls`, in order: not to be run.
+    over_limit: list[ToolCall] = field(default_factory=list)
 
 
 def render_call(name: str, args: dict[str, Any]) -> str:
@@ -52,9 +56,11 @@ def render_call(name: str, args: dict[str, Any]) -> str:
 
 
 def parse_output(output: str, *, max_calls: int = MAX_CALLS_PER_TURN) -> ParsedOutput:
-    """The calls in a model's output (at most `max_calls`) and the text around them."""
+    """The calls in a model's output (the first `max_calls`, the rest in `over_limit`) and the
+    text around them."""
     source = _THINK.sub("", output)
     calls: list[ToolCall] = []
+    over_limit: list[ToolCall] = []
     text_parts: list[str] = []
     position = 0
     while True:
@@ -63,12 +69,14 @@ def parse_output(output: str, *, max_calls: int = MAX_CALLS_PER_TURN) -> ParsedO
             break
         text_parts.append(source[position : found.start()])
         call, position = _parse_call(source, found.end())
-        if call is not None and len(calls) < max_calls:
-            calls.append(call)
-        elif call is None:
+        if call is None:
             text_parts.append(source[found.start() : position])
+        else:
+            (calls if len(calls) < max_calls else over_limit).append(call)
     text_parts.append(source[position:])
-    return ParsedOutput(text=" ".join("".join(text_parts).split()), calls=calls)
+    return ParsedOutput(
+        text=" ".join("".join(text_parts).split()), calls=calls, over_limit=over_limit
+    )
 
 
 def _parse_call(source: str, start: int) -> tuple[ToolCall | None, int]:

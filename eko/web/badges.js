@@ -1,4 +1,4 @@
-// Chain badges (seed reflexive-chain-anti-loop): under an answer written by the reflexive chain,
+// Chain badges (seed reflexive-chain-anti-loop): under an answer the reflexive chain ran for,
 // one badge per stage — [OL1 ▸ 2 turns] [M1 ▸ 1 turn] [M2 ▸ 1 turn] — collapsed by default; a
 // click unfolds that stage: model, tools called with their arguments and results, duration.
 // Everything from the message is inserted as text, never as HTML.
@@ -7,16 +7,20 @@ import { el, ensureCss, formatDuration, label, registerLabels } from "./lobby_la
 
 const RESULT_CHARS = 400;
 
-// The chain's stages of a message, or null when no chain wrote it (same rule as the API's
-// ChatOut: reflexive, and not fallen back to the simple path).
+// The chain's report of a message, or null when the chain did not run for it (same rule as the
+// API's ChatOut: reflexive, with a stored report). A chain that fell back to the simple path
+// still shows the stages it ran, and a badge saying why it gave way.
 export function chainOf(message) {
   const meta = (message && message.metadata) || {};
   const complexity = meta.complexity || {};
-  const chain = meta.chain || {};
-  if (complexity.mode !== "reflexive" || complexity.chain_fallback) return null;
+  const chain = meta.chain;
+  if (complexity.mode !== "reflexive" || !chain || typeof chain !== "object") return null;
   const stages = Array.isArray(chain.chain) ? chain.chain : [];
-  if (!stages.length) return null;
-  return { stages, skipped: Array.isArray(chain.skipped) ? chain.skipped : [] };
+  const skipped = Array.isArray(chain.skipped) ? chain.skipped : [];
+  // Stored before reports named the reason: a fallback then always meant "no reply".
+  const fallback = chain.fallback || (complexity.chain_fallback ? "no_reply" : null);
+  if (!stages.length && !skipped.length && !fallback) return null;
+  return { stages, skipped, fallback };
 }
 
 function short(value) {
@@ -116,6 +120,13 @@ export function renderChainBadges(message, ctx) {
     row.appendChild(
       el("span", "chain-badge chain-badge-skipped", `${skipped.node} ▸ ${label(ctx, "chain.skipped", { reason: skipped.reason || "?" })}`, {
         "data-testid": "chain-badge-skipped",
+      }),
+    );
+  }
+  if (chain.fallback) {
+    row.appendChild(
+      el("span", "chain-badge chain-badge-fallback", label(ctx, "chain.fallback", { reason: chain.fallback }), {
+        "data-testid": "chain-fallback",
       }),
     );
   }

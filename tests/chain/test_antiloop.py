@@ -37,3 +37,17 @@ def test_stage_budget_then_global_cap() -> None:
     while second.can_take_turn():
         second.take_turn()
     assert (second.turns, second.stop_reason, chain.left) == (1, "global_cap", 0)
+
+
+def test_an_unreadable_call_is_hashed_by_its_text() -> None:
+    # Unreadable arguments parse to {}: without the raw text every slip of a tool would be the
+    # same call as its argument-less form, and no repeated slip would ever be caught.
+    slip = "read_file:{'path': }]"
+    assert call_hash("read_file", {}, raw=slip) != call_hash("read_file", {})
+    assert call_hash("read_file", {}, raw=slip) == call_hash("read_file", {}, raw=f" {slip}\n")
+    guard = StageGuard(budget=4, chain=GlobalBudget())
+    assert guard.allow_call("read_file", {}, raw=slip)
+    assert guard.allow_call("read_file", {})
+    assert guard.allow_call("read_file", {}, raw="read_file:{path=}]")
+    assert not guard.allow_call("read_file", {}, raw=slip)
+    assert guard.stop_reason == "repeated_call"

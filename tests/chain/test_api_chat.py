@@ -3,15 +3,20 @@ seed's shape comes back, is stored in the message's metadata, and every stage is
 
 from __future__ import annotations
 
+import itertools
+import json
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
+from eko.chat.chain_writer import ChainWriter
 from eko.llm.errors import ProviderUnavailable
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
 from eko.store.models import LLMCall
-from tests.api.conftest import HarnessFactory
+from tests.api.conftest import Harness, HarnessFactory
 from tests.chat.helpers import engine_model, known_user
 
 PROBLEM = "application/problem+json"
@@ -123,32 +128,109 @@ def offline_chain_model() -> FunctionModel:
     return FunctionModel(refuse, name="remote", model="remote")
 
 
+STAGES = ("You are OL1", "You are M1", "You are M2")
+SIMPLE_REPLY = "Réponse du chemin simple."
+
+
+def simple_path_model(stage: Callable[[ProviderRequest], str]) -> FunctionModel:
+    """The chain's stages answer with `stage`; the engine (the simple path) as usual."""
+    engine = engine_model(writer=SIMPLE_REPLY)
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.messages[0].content.startswith(STAGES):
+            return stage(request)
+        return engine._function(request)
+
+    return FunctionModel(answer, name="scripted", model="scripted")
+
+
+async def fallen_back(h: Harness, message: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """POST /v1/chat's body and the stored answer's metadata."""
+    _, headers, room_id = await known_user(h)
+    response = await h.client.post(
+        "/v1/chat", json={"message": message, "room_id": room_id}, headers=headers
+    )
+    assert response.status_code == 200, response.text
+    stored = await h.client.get(f"/v1/rooms/{room_id}/messages", headers=headers)
+    return response.json(), stored.json()["items"][-1]["metadata"]
+
+
 async def test_a_chain_without_reply_falls_back_to_the_simple_path(
     make_harness: HarnessFactory,
 ) -> None:
-    engine = engine_model(writer="Réponse du chemin simple.")
+    engine = engine_model(writer=SIMPLE_REPLY)
     offline = offline_chain_model()
     async with make_harness(
         providers=[engine, offline],
         chain_enabled=True,
         chain_stage_providers={"OL1": "remote", "M1": "remote", "M2": "remote"},
     ) as h:
-        _, headers, room_id = await known_user(h)
-        response = await h.client.post(
-            "/v1/chat",
-            json={"message": "Compare Python et Go", "room_id": room_id},
-            headers=headers,
-        )
-        body = response.json()
-        assert (body["mode"], body["reply"]) == ("simple", "Réponse du chemin simple.")
-        stored = await h.client.get(f"/v1/rooms/{room_id}/messages", headers=headers)
-        meta = stored.json()["items"][-1]["metadata"]
-        assert meta["complexity"]["chain_fallback"] is True
-        assert [s["node"] for s in meta["chain"]["skipped"]] == ["OL1", "M1", "M2"]
+        body, meta = await fallen_back(h, "Compare Python et Go")
         # The stages share the chat's breakers: OL1 found the model down, M1 and M2 never
         # waited on it, and /health says so.
         assert len(offline.requests) == 1
         assert [b.state for b in h.services.runtime.breakers()] == ["closed", "open"]
+    assert body["reply"] == SIMPLE_REPLY
+    # The chain was tried: it says so, with why it gave way, instead of passing for simple.
+    assert (body["mode"], body["turns"], body["chain"]) == ("reflexive", 0, [])
+    assert body["fallback"] == "no_reply"
+    assert [s["node"] for s in body["skipped"]] == ["OL1", "M1", "M2"]
+    assert meta["complexity"]["chain_fallback"] is True
+    assert meta["chain"]["fallback"] == "no_reply"
+    assert meta["chain"]["skipped"] == body["skipped"]
+
+
+async def test_a_chain_that_worked_then_fell_back_reports_what_it_did(
+    make_harness: HarnessFactory,
+) -> None:
+    calls = itertools.count()
+
+    def busy(request: ProviderRequest) -> str:
+        """A new tool call every turn, never an answer."""
+        return "[TOOL:search_memories:" + json.dumps({"query": f"q{next(calls)}"}) + "]"
+
+    async with make_harness(providers=[simple_path_model(busy)], chain_enabled=True) as h:
+        body, meta = await fallen_back(h, "Analyse ce dont un chat a besoin")
+    assert body["reply"] == SIMPLE_REPLY
+    assert (body["mode"], body["rule"], body["fallback"]) == (
+        "reflexive",
+        "keyword:analyse",
+        "no_reply",
+    )
+    # 8 turns (the global cap), one tool call each: none of it hidden behind the fallback.
+    assert body["turns"] == 8
+    assert [(s["node"], s["turns"]) for s in body["chain"]] == [("OL1", 4), ("M1", 3), ("M2", 1)]
+    assert [t["args"]["query"] for t in body["tools_used"]] == [f"q{n}" for n in range(8)]
+    # One source: the answer is the stored report, field for field.
+    chain = meta["chain"]
+    assert meta["complexity"] == {
+        "mode": "reflexive",
+        "rule": "keyword:analyse",
+        "chain_fallback": True,
+    }
+    assert (chain["turns"], chain["fallback"], chain["reply"]) == (8, "no_reply", None)
+    for key in ("chain", "tools_used", "skipped"):
+        assert body[key] == chain[key], key
+
+
+async def test_a_broken_chain_says_so(
+    make_harness: HarnessFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in the chain")
+
+    async with make_harness(providers=[chain_and_engine_model()], chain_enabled=True) as h:
+        writer = h.services.chat.writer
+        assert isinstance(writer, ChainWriter)
+        monkeypatch.setattr(writer.runner, "run", broken)
+        body, meta = await fallen_back(h, "Analyse ce dont un chat a besoin")
+    assert (body["reply"], body["mode"], body["fallback"]) == (
+        "Réponse simple.",
+        "reflexive",
+        "chain_error",
+    )
+    assert (body["turns"], body["chain"], body["skipped"]) == (0, [], [])
+    assert meta["chain"]["fallback"] == "chain_error"
 
 
 async def test_the_chain_can_be_turned_off(make_harness: HarnessFactory) -> None:

@@ -51,6 +51,8 @@ def test_nothing_under_a_simple_answer() -> None:
 def test_a_chain_fallback_says_so() -> None:
     meta = {**META, "complexity": {"mode": "reflexive", "rule": "long", "chain_fallback": True}}
     assert stage_lines(meta)[-1] == "chain gave no reply: answered by the simple path"
+    broken = {**meta, "chain": {"chain": [], "skipped": [], "fallback": "chain_error"}}
+    assert stage_lines(broken) == ["chain failed: answered by the simple path"]
 
 
 def test_print_chain_writes_the_lines() -> None:

@@ -7,13 +7,16 @@ from typing import Any
 
 import httpx
 
+from eko.bench.chain_scripts import context
 from eko.chain.native_tools import NativeToolsProvider, calls_as_text, openai_tools
+from eko.chain.runner import ChainRunner, Stage
 from eko.chain.tool_calls import parse_output
 from eko.chain.tools import ToolContext, ToolRegistry
 from eko.chain.tools.registry import Tool
 from eko.llm.providers.openai_compat import OpenAICompatProvider
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
+from eko.prompts.library import PromptLibrary
 
 
 async def _noop(_context: ToolContext, args: dict[str, Any]) -> Any:
@@ -32,9 +35,12 @@ REGISTRY = ToolRegistry.of(
 )
 
 
-def _upstream(bodies: list[dict[str, Any]], message: dict[str, Any]) -> httpx.MockTransport:
+def _upstream(bodies: list[dict[str, Any]], *messages: dict[str, Any]) -> httpx.MockTransport:
+    """Answers with `messages` in turn (the last one again once they are used up)."""
+
     def handler(request: httpx.Request) -> httpx.Response:
         bodies.append(json.loads(request.content))
+        message = messages[min(len(bodies), len(messages)) - 1]
         return httpx.Response(
             200,
             json={
@@ -107,3 +113,37 @@ def test_bad_native_arguments_become_an_error_call() -> None:
     calls = parse_output(text).calls
     assert [c.name for c in calls] == ["list_dir", "list_dir"]
     assert all(c.error for c in calls)
+
+
+async def test_a_fourth_native_call_is_answered_with_an_error_the_model_sees() -> None:
+    bodies: list[dict[str, Any]] = []
+    calls = [
+        {"id": f"c{n}", "type": "function", "function": {"name": "list_dir", "arguments": a}}
+        for n, a in enumerate(('{"path": "a"}', '{"path": "b"}', '{"path": "c"}', '{"path": "d"}'))
+    ]
+    inner = OpenAICompatProvider(
+        base_url="http://upstream/v1",
+        model="m",
+        transport=_upstream(
+            bodies,
+            {"role": "assistant", "content": None, "tool_calls": calls},
+            {"role": "assistant", "content": "Four folders."},
+        ),
+    )
+    stage = Stage(
+        "OL1", "research", 4, LLMRuntime([NativeToolsProvider(inner, openai_tools(REGISTRY))])
+    )
+    result = await ChainRunner(stages=[stage], tools=REGISTRY, prompts=PromptLibrary()).run(
+        "q", context()
+    )
+    await inner.aclose()
+    used = result.stages[0].tools_used
+    assert [(r.args["path"], r.ok) for r in used] == [
+        ("a", True),
+        ("b", True),
+        ("c", True),
+        ("d", False),
+    ]
+    told = bodies[1]["messages"][-1]["content"]
+    assert "ERROR list_dir: not run: at most 3 tool calls per answer" in told
+    assert result.reply == "Four folders."

@@ -175,3 +175,42 @@ async def test_the_last_turn_asks_for_the_answer(workspace: Path) -> None:
     assert "This is your last turn" in m1.requests[0].messages[-1].content
     await chain(ol1, m1, model(answering("Final."), "m2"), workspace=workspace).run("q", context())
     assert "This is your last turn" not in ol1.requests[0].messages[-1].content
+
+
+async def test_a_repeated_unreadable_call_is_a_repeat(workspace: Path) -> None:
+    slip = "[TOOL:read_file:{'path': }]"
+    ol1 = model(answering(slip), "ol1")
+    result = await chain(
+        ol1, model(answering("Draft."), "m1"), model(answering("Final."), "m2"), workspace=workspace
+    ).run("q", context())
+    stage = result.stages[0]
+    # The first slip is told to the model as an error; the same slip again stops the stage,
+    # as a repeated readable call would, instead of spending the stage's whole budget.
+    assert (stage.turns, stage.stop_reason) == (2, "repeated_call")
+    assert [(r.name, r.ok) for r in stage.tools_used] == [("read_file", False)]
+    assert ol1.requests[1].messages[-1].content.startswith("ERROR read_file: arguments are not")
+    assert result.turns == 4
+
+
+async def test_calls_past_the_per_answer_limit_are_answered_not_dropped(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("a", encoding="utf-8")
+    calls = "\n".join(
+        f'[TOOL:read_file:{{"path": "{name}"}}]' for name in ("README.md", "a.txt", "b", "c", "d")
+    )
+    ol1 = FunctionModel.scripted(calls, "Done.", name="ol1", model="ol1")
+    result = await chain(
+        ol1, model(answering("a"), "m1"), model(answering("b"), "m2"), workspace=workspace
+    ).run("q", context())
+    used = result.stages[0].tools_used
+    assert [(r.args["path"], r.ok) for r in used] == [
+        ("README.md", True),
+        ("a.txt", True),
+        ("b", False),
+        ("c", False),
+        ("d", False),
+    ]
+    lines = ol1.requests[1].messages[-1].content.splitlines()
+    assert len(lines) == 5
+    assert lines[2].startswith("ERROR read_file:") and "not run" not in lines[2]
+    for line in lines[3:]:
+        assert line.startswith("ERROR read_file: not run: at most 3 tool calls per answer")

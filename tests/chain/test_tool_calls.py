@@ -109,10 +109,13 @@ def test_an_unclosed_call_does_not_swallow_the_next() -> None:
     assert [(c.name, c.error is None) for c in calls] == [("grep", False), ("list_dir", True)]
 
 
-def test_several_calls_are_capped() -> None:
+def test_several_calls_are_capped_and_the_rest_kept_apart() -> None:
     output = "".join(f'[TOOL:t:{{"n": {n}}}]' for n in range(5))
     parsed = parse_output(output, max_calls=3)
     assert [call.args["n"] for call in parsed.calls] == [0, 1, 2]
+    # Past the limit: not to be run, but not lost either (the runner answers them).
+    assert [call.args["n"] for call in parsed.over_limit] == [3, 4]
+    assert parsed.text == ""
 
 
 def test_render_round_trips() -> None:

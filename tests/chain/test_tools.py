@@ -56,7 +56,13 @@ def registry() -> ToolRegistry:
 async def test_a_valid_call_returns_the_handler_result() -> None:
     result = await registry().call(_ctx(), "echo", {"q": "x", "n": 2})
     assert result.ok and result.result == {"q": "x", "n": 2}
-    assert result.to_meta() == {"name": "echo", "args": {"q": "x", "n": 2}, "result": result.result}
+    # `error` is always there (null here), as the API's ToolUseOut reads it back.
+    assert result.to_meta() == {
+        "name": "echo",
+        "args": {"q": "x", "n": 2},
+        "result": result.result,
+        "error": None,
+    }
 
 
 @pytest.mark.parametrize(

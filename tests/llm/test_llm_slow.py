@@ -18,7 +18,6 @@ import httpx
 import pytest
 from pydantic import BaseModel, Field
 
-from eko.chat.engine.templates import fill
 from eko.llm.bundled import DEFAULT_BUNDLED_MODEL
 from eko.llm.providers import LocalLlamaProvider, OpenAICompatProvider, resolve_default_model_path
 from eko.llm.providers.local import check_grammar_parses, load_llama
@@ -26,6 +25,7 @@ from eko.llm.recording import MemoryRecorder
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage, ProviderRequest
 from eko.prompts.library import PromptLibrary
+from eko.prompts.templates import fill
 
 from .conftest import free_port
 

@@ -6,7 +6,9 @@ The model (`lobby_model`):
     a reflection prompt  -> after a short "thinking" pause, {"action": "pass"} when the goal
                             contains "[pass]", else {"action": "message"} asking the goal
     a chain stage        -> OL1 calls search_memories (with the user's words) then reports;
-                            M1 drafts; M2 writes the answer
+                            M1 drafts; M2 writes the answer; for a question containing
+                            NO_REPLY every stage calls a new tool each turn and never answers
+                            (the chain falls back to the simple path)
     another JSON request -> "not json" (the chat's deterministic fallbacks route it)
     anything else        -> "Vous avez dit : <the message>"
 """
@@ -39,6 +41,7 @@ from tests.web.scripted_model import said
 # Long enough for the page to show "thinking", short enough for the suite's budget.
 THINKING_S = 1.2
 CHAIN_ANSWER = "Un chat a besoin de nourriture, d'eau et d'attention."
+NO_REPLY = "[sans réponse]"
 
 
 def lobby_model() -> FunctionModel:
@@ -57,6 +60,12 @@ def lobby_model() -> FunctionModel:
                     "reason": "une curiosité",
                     "tone": "playful",
                 }
+            )
+        if system.startswith(("You are OL1", "You are M1", "You are M2")) and any(
+            NO_REPLY in message.content for message in request.messages
+        ):
+            return (
+                "[TOOL:search_memories:" + json.dumps({"query": f"q{len(request.messages)}"}) + "]"
             )
         if system.startswith("You are OL1"):
             if last.startswith(("RESULT", "ERROR")):

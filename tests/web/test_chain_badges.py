@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.web.conftest import PageFactory
-from tests.web.lobby_fixtures import CHAIN_ANSWER, LobbyEko, lobby_eko, lobby_pages
+from tests.web.lobby_fixtures import CHAIN_ANSWER, NO_REPLY, LobbyEko, lobby_eko, lobby_pages
 
 __all__ = ["lobby_eko", "lobby_pages"]
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -67,3 +67,30 @@ def test_a_chain_answer_has_one_collapsed_badge_per_stage_that_opens(
     badges.first.click()
     expect(detail).to_be_hidden()
     expect(badges.first).to_have_attribute("aria-expanded", "false")
+
+
+def test_a_chain_that_fell_back_still_shows_its_stages(
+    lobby_eko: LobbyEko, lobby_pages: PageFactory
+) -> None:
+    key = lobby_eko.web.key
+    room = lobby_eko.call("POST", "/v1/rooms", key, json={"kind": "direct", "name": "Repli"})
+    reply = lobby_eko.say(room["id"], key, f"Analyse ce dont un chat a besoin {NO_REPLY}")[
+        "assistant_message"
+    ]
+    # The simple path wrote the answer; the chain's 8 turns are in the metadata all the same.
+    assert reply["content"].startswith("Vous avez dit")
+    assert reply["metadata"]["chain"]["fallback"] == "no_reply"
+
+    page = lobby_pages(key)
+    page.evaluate("id => { location.hash = `#/chat/${id}`; }", room["id"])
+    answer = page.locator(f"[data-message-id='{reply['id']}']")
+    expect(answer).to_contain_text("Vous avez dit")
+    badges = answer.locator("[data-testid=chain-badge]")
+    expect(badges).to_have_text(["OL1 ▸ 4 turns", "M1 ▸ 3 turns", "M2 ▸ 1 turn"])
+    expect(answer.locator("[data-testid=chain-fallback]")).to_have_text(
+        "simple answer instead (no_reply)"
+    )
+    badges.first.click()
+    detail = answer.locator("[data-testid=chain-detail][data-node=OL1]")
+    expect(detail.locator("[data-testid=chain-tool]")).to_have_count(4)
+    expect(detail).to_contain_text("stage_budget")

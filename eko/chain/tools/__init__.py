@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eko.chain.tools.knowledge import docs_tool, web_tool
+from eko.chain.tools.knowledge import DocsSearch, WebSearch, docs_tool, web_tool
 from eko.chain.tools.memory import memory_tools
 from eko.chain.tools.registry import Tool, ToolContext, ToolError, ToolRegistry, ToolResult
 from eko.chain.tools.workspace import Workspace, workspace_tools
-from eko.chat.docs.service import DocsService
-from eko.chat.websearch.base import WebSearchProvider
 from eko.memory.items import MemoryItems
 from eko.memory.summary_reads import SummaryReader
 
 __all__ = [
+    "DocsSearch",
     "Tool",
     "ToolContext",
     "ToolError",
     "ToolRegistry",
     "ToolResult",
+    "WebSearch",
     "Workspace",
     "build_tools",
 ]
@@ -28,8 +28,8 @@ def build_tools(
     *,
     items: MemoryItems | None = None,
     summaries: SummaryReader | None = None,
-    docs: DocsService | None = None,
-    web: WebSearchProvider | None = None,
+    docs: DocsSearch | None = None,
+    web: WebSearch | None = None,
     web_max_results: int = 5,
     workspace: Path | None = None,
     timeout_s: float = 15.0,

@@ -1,17 +1,70 @@
-"""Knowledge tools: the docs scopes (shared documentation) and web search (when configured)."""
+"""Knowledge tools: the docs scopes (shared documentation) and web search (when configured).
+
+The services are the chat's (eko.chat.docs, eko.chat.websearch); the chain reads them through
+the small protocols below, so it never imports the chat.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from eko.chain.tools.registry import Tool, ToolContext
-from eko.chat.docs.service import DocsService
-from eko.chat.websearch.base import WebSearchProvider
 
 MAX_SNIPPET_CHARS = 400
 
 
-def docs_tool(docs: DocsService) -> Tool:
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class _DocHit(Protocol):
+    @property
+    def scope(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+
+
+class DocsSearch(Protocol):
+    """What search_docs needs of the docs service."""
+
+    async def list_scopes(self) -> Sequence[_Named]: ...
+
+    async def search(
+        self, query: str, *, scopes: Sequence[str], limit: int | None = None
+    ) -> Sequence[_DocHit]: ...
+
+
+class _WebSource(Protocol):
+    @property
+    def title(self) -> str: ...
+    @property
+    def domain(self) -> str: ...
+    @property
+    def snippet(self) -> str: ...
+
+
+class _WebFound(Protocol):
+    @property
+    def answer(self) -> str | None: ...
+    @property
+    def sources(self) -> Sequence[_WebSource]: ...
+
+
+class WebSearch(Protocol):
+    """What web_search needs of the web search provider."""
+
+    async def search(self, query: str, *, max_results: int) -> _WebFound: ...
+
+
+def docs_tool(docs: DocsSearch) -> Tool:
     async def search_docs(_context: ToolContext, args: dict[str, Any]) -> Any:
         scope = args.get("scope")
         scopes = [str(scope)] if scope else [info.name for info in await docs.list_scopes()]
@@ -44,7 +97,7 @@ def docs_tool(docs: DocsService) -> Tool:
     )
 
 
-def web_tool(web: WebSearchProvider, *, max_results: int) -> Tool:
+def web_tool(web: WebSearch, *, max_results: int) -> Tool:
     async def web_search(_context: ToolContext, args: dict[str, Any]) -> Any:
         found = await web.search(str(args["query"]), max_results=max_results)
         return {

@@ -54,10 +54,9 @@ class ToolResult:
     error: str | None = None
 
     def to_meta(self) -> dict[str, Any]:
-        """The seed's `{name, args, result}` (an error result carries `error`)."""
-        if self.ok:
-            return {"name": self.name, "args": self.args, "result": self.result}
-        return {"name": self.name, "args": self.args, "result": None, "error": self.error}
+        """The seed's `{name, args, result}`, and `error` (null for a success)."""
+        result = self.result if self.ok else None
+        return {"name": self.name, "args": self.args, "result": result, "error": self.error}
 
     def for_model(self) -> str:
         """The result as the model reads it, capped."""

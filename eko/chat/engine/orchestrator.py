@@ -22,7 +22,6 @@ from eko.chat.engine.decision import OrchestratorResult, Proposal, Signals
 from eko.chat.engine.guardrails import apply_guardrails
 from eko.chat.engine.orchestrator_contract import compact_output_model, output_model, to_proposal
 from eko.chat.engine.registry import NodeRegistry
-from eko.chat.engine.templates import fill
 from eko.chat.pipeline import Turn
 from eko.config import Settings
 from eko.llm.deadline import message_deadline
@@ -30,6 +29,7 @@ from eko.llm.errors import AllProvidersFailed, LLMError
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
 from eko.prompts.library import PromptLibrary
+from eko.prompts.templates import fill
 
 log = structlog.get_logger("eko.chat")
 

@@ -19,9 +19,9 @@ import structlog
 
 from eko.chat.engine.orchestrator import COMPACT_SYSTEM_PROMPT, SYSTEM_PROMPT
 from eko.chat.engine.registry import NodeRegistry
-from eko.chat.engine.templates import fill
 from eko.llm.types import ChatMessage, Provider
 from eko.prompts.library import PromptLibrary
+from eko.prompts.templates import fill
 
 log = structlog.get_logger("eko.chat")
 

@@ -27,7 +27,6 @@ import structlog
 from eko.chat.engine.flags import strip_flags
 from eko.chat.engine.registry import NodeContext, NodeResult, WriterSection
 from eko.chat.engine.stream_writer import write_streamed
-from eko.chat.engine.templates import fill
 from eko.chat.text import cap_answer
 from eko.chat.websearch.base import WebSearchResult
 from eko.config import Settings
@@ -35,6 +34,7 @@ from eko.guard.language import detect_language
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage, Completion
 from eko.prompts.library import PromptLibrary
+from eko.prompts.templates import fill
 
 log = structlog.get_logger("eko.chat")
 

@@ -1,26 +1,33 @@
 """ChainWriter: the chat's writer that sends reflexive messages through the chain.
 
 Every message is classified (eko/chain/classify.py). A simple one goes to the inner writer
-(the chat engine) as before; a reflexive one is answered by the chain. A chain that returns no
-reply (every stage offline or empty) or breaks falls back to the inner writer, so a message is
-always answered. The classification, and for a reflexive message the seed's response shape
-`{reply, mode, turns, chain, tools_used}`, are stored in the assistant message's metadata:
-`meta["complexity"]` and `meta["chain"]`.
+(the chat engine) as before; a reflexive one is answered by the chain (eko/chain/, which never
+imports the chat). A chain that returns no reply (every stage offline, empty or out of turns)
+or breaks falls back to the inner writer, so a message is always answered. The classification
+and, for a reflexive message, the chain's report in the seed's shape
+`{reply, mode, turns, chain, tools_used, skipped, fallback}` are stored in the assistant
+message's metadata, `meta["complexity"]` and `meta["chain"]`, also when the chain fell back:
+the stages it ran are reported whoever wrote the answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import structlog
 
+from eko.chain.build import build_chain, complexity_rules
 from eko.chain.classify import ComplexityRules, classify
+from eko.chain.report import ChainResult
 from eko.chain.runner import ChainRunner
-from eko.chain.tools.registry import ToolContext
+from eko.chain.tools import DocsSearch, ToolContext, WebSearch
 from eko.chat.engine.writer import compose_answer
 from eko.chat.pipeline import Draft, Turn, Writer
+from eko.config import Settings
+from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
+from eko.memory.service import Memory
+from eko.prompts.library import PromptLibrary
 from eko.store import messages as message_repo
 from eko.store.db import Database
 from eko.store.models import Message
@@ -59,7 +66,6 @@ class ChainWriter:
             draft = await self.inner.write(turn)
             draft.meta["complexity"] = complexity
             return draft
-        chain_meta: dict[str, Any] | None = None
         try:
             result = await self.runner.run(
                 turn.user_message.content,
@@ -67,12 +73,15 @@ class ChainWriter:
                 history=await self._history(turn),
                 room_id=turn.room.id,
             )
-            chain_meta = result.to_meta()
+        except Exception:
+            log.exception("chain.failed", message_id=turn.user_message.id)
+            result = ChainResult(reply=None, stages=[], fallback="chain_error")
+        else:
             content, flags = compose_answer(
                 result.reply or "", web=None, max_chars=self._max_answer_chars
             )
             if content:
-                chain_meta["reply"] = content
+                chain_meta = {**result.to_meta(), "reply": content}
                 used = {tool["name"] for tool in chain_meta["tools_used"]}
                 return Draft(
                     content=content,
@@ -85,13 +94,11 @@ class ChainWriter:
                         "chain": chain_meta,
                     },
                 )
-            log.warning("chain.no_reply", message_id=turn.user_message.id)
-        except Exception:
-            log.exception("chain.failed", message_id=turn.user_message.id)
+            log.warning("chain.no_reply", message_id=turn.user_message.id, turns=result.turns)
+            result.fallback = "no_reply"
         draft = await self.inner.write(turn)
         draft.meta["complexity"] = {**complexity, "chain_fallback": True}
-        if chain_meta is not None:
-            draft.meta["chain"] = chain_meta
+        draft.meta["chain"] = result.to_meta()
         return draft
 
     async def _history(self, turn: Turn) -> list[ChatMessage]:
@@ -114,3 +121,33 @@ class ChainWriter:
             if row.id != turn.user_message.id and row.role in ("user", "assistant")
         ]
         return history[-HISTORY_MESSAGES:]
+
+
+def build_chain_writer(
+    *,
+    settings: Settings,
+    inner: Writer,
+    database: Database,
+    runtime: LLMRuntime,
+    prompts: PromptLibrary,
+    memory: Memory | None = None,
+    docs: DocsSearch | None = None,
+    web: WebSearch | None = None,
+) -> ChainWriter:
+    """The chat's writer: reflexive messages through the chain, simple ones to `inner`."""
+    runner = build_chain(
+        settings=settings,
+        runtime=runtime,
+        prompts=prompts,
+        memory=memory,
+        docs=docs,
+        web=web,
+    )
+    return ChainWriter(
+        inner=inner,
+        runner=runner,
+        database=database,
+        rules=complexity_rules(settings),
+        max_answer_chars=settings.chat_max_answer_chars,
+        enabled=settings.chain_on,
+    )
