@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from eko.bench.bench_language import run
 from eko.config import Settings
+from eko_bench.bench_language import run
 
 pytestmark = pytest.mark.slow
 
