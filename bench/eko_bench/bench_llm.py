@@ -111,7 +111,7 @@ async def run(
         results.append(await _measure(name, path, items, settings, console))
     table = _table(results, len(items))
     console.print(table)
-    # The same rows as Markdown, whatever the terminal width (for the README).
+    # The same rows as Markdown, whatever the terminal width (for docs/benchmarks.md).
     console.print(_markdown(table), soft_wrap=True, markup=False, highlight=False)
     for result in results:
         if result.misses:
