@@ -1,302 +1,59 @@
-"""`eko bench …`: the benchmarks of eko/bench/, each printing a table (numbers go in the README).
+"""`eko bench …`: the entry of the benchmarks, which live in their own package, `eko_bench`.
 
-Suite modules are imported only when their command runs: they pull numpy, the embedder and
-the database drivers, which the rest of the CLI must not pay for.
+The benchmarks (bench/ in the repository, distribution `eko-bench`) are not part of the server:
+nothing under eko/ imports them but this module, and only when `eko bench` runs. Without them
+installed, `eko bench …` exits with an error saying how to install them.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from types import ModuleType
-from typing import Annotated, Any
+import importlib
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
-from eko.bench import LOCOMO_FILE, QQP_FILE
-from eko.cli import bench_memory
-from eko.cli import bench_support as support
-from eko.cli.bench_support import LOAD_BACKENDS, QqpData
-from eko.cli.common import console, fail, load_settings, run
-from eko.logging import configure_logging
+from eko.cli.common import fail
 
-app = typer.Typer(
-    help="Benchmarks (speed, memory, quality, load); each prints a table.", no_args_is_help=True
+INSTALL_FIX = (
+    "install them: `.venv/bin/pip install -e ./bench` from the repository, or `scripts/setup --dev`"
 )
-
-# Suites with no options of their own: module and one-line help.
-_SUITES = {
-    "vectors": (
-        "eko.bench.bench_vectors",
-        "vector search p50/p95 at 10k/100k on SQLite and PostgreSQL",
-    ),
-    "pipeline": (
-        "eko.bench.bench_pipeline",
-        "chat pipeline overhead per message (10k history, 1k docs chunks), SQLite and PostgreSQL",
-    ),
-    "chain": (
-        "eko.bench.bench_chain",
-        "reflexive chain vs a 15-turn single loop: turns, model calls, reply (scripted models)",
-    ),
-}
-
-
-def _make(name: str, module_name: str, help_text: str) -> None:
-    def command() -> None:
-        support.run_suite(module_name)
-
-    command.__doc__ = help_text
-    app.command(name)(command)
-
-
-for _name, (_module_name, _help) in _SUITES.items():
-    _make(_name, _module_name, _help)
-
-
-@app.command("embed")
-def embed(
-    calibrate: Annotated[
-        bool, typer.Option("--calibrate", help="Calibrate the threshold on QQP pairs instead.")
-    ] = False,
-    data: QqpData = None,
-    limit: Annotated[int | None, typer.Option(help="Calibration: QQP pairs to use.")] = None,
-) -> None:
-    """embedder sentences/s (or, with --calibrate, its threshold on labelled QQP pairs)"""
-    if not calibrate:
-        support.run_suite("eko.bench.bench_embed")
-        return
-    path = support.data_file(data, QQP_FILE, "embed --calibrate")
-    module = support.module("eko.bench.bench_embed")
-    settings = load_settings()
-    configure_logging("WARNING")
-    run(module.run_calibration(settings=settings, console=console, data=path, limit=limit))
-
-
-@app.command("llm")
-def llm(
-    data: Annotated[
-        Path | None,
-        typer.Option(
-            "--data",
-            help="Question set, JSON lines (default: the packaged everyday set).",
-            dir_okay=False,
-            exists=True,
-        ),
-    ] = None,
-    model: Annotated[
-        list[str] | None, typer.Option(help="A bundled model (repeatable; default: all).")
-    ] = None,
-) -> None:
-    """local chat models: answer quality (FR/EN), orchestrator JSON, tokens/s, answer time"""
-    support.run_suite("eko.bench.bench_llm", data=data, models=model)
-
-
-@app.command("reply")
-def reply(
-    data: Annotated[
-        Path | None,
-        typer.Option(
-            "--data",
-            help="Question set, JSON lines (default: the packaged everyday set).",
-            dir_okay=False,
-            exists=True,
-        ),
-    ] = None,
-    limit: Annotated[int, typer.Option(min=2, help="Questions to post.")] = 12,
-    compare_cache: Annotated[
-        bool, typer.Option("--compare-cache", help="Run again without the prompt cache.")
-    ] = False,
-    compare_contract: Annotated[
-        bool,
-        typer.Option(
-            "--compare-contract", help="Run again with the orchestrator's full (seed) contract."
-        ),
-    ] = False,
-    long_message: Annotated[
-        bool, typer.Option(help="Also post one 6,000-character message.")
-    ] = True,
-) -> None:
-    """the whole reply with the local model while background work is queued: median/p95 s"""
-    support.run_suite(
-        "eko.bench.bench_reply",
-        data=data,
-        limit=limit,
-        compare_cache=compare_cache,
-        compare_contract=compare_contract,
-        long_message=long_message,
-    )
-
-
-@app.command("language")
-def language(
-    data: Annotated[
-        Path | None,
-        typer.Option(
-            "--data",
-            help="Dialogs, JSON lines {id, turns: [{text, lang}]} (default: the packaged set).",
-            dir_okay=False,
-            exists=True,
-        ),
-    ] = None,
-    split: Annotated[
-        str, typer.Option(help="Dialogs to post: test (default, not tuned on), dev or all.")
-    ] = "test",
-    limit: Annotated[int | None, typer.Option(min=1, help="Dialogs to post.")] = None,
-    compare_hint: Annotated[
-        bool,
-        typer.Option("--compare-hint", help="Run again without the writer's reply_language line."),
-    ] = False,
-) -> None:
-    """replies in the language of the message they answer, and echoes (configured model)"""
-    if split not in ("test", "dev", "all"):
-        fail(f"unknown split {split!r}", fix="use --split test, dev or all")
-    support.run_suite(
-        "eko.bench.bench_language", data=data, split=split, limit=limit, compare_hint=compare_hint
-    )
-
-
-@app.command("proactive")
-def proactive(
-    data: Annotated[
-        Path | None,
-        typer.Option(
-            "--data",
-            help="Labelled lobby situations, JSON lines (default: the packaged set).",
-            dir_okay=False,
-            exists=True,
-        ),
-    ] = None,
-    days: Annotated[int, typer.Option(min=0, max=30, help="Scripted lobby days.")] = 3,
-    model: Annotated[
-        str, typer.Option(help="scripted, local (the configured model) or both.")
-    ] = "scripted",
-    limit: Annotated[int | None, typer.Option(min=1, help="Situations to run.")] = None,
-) -> None:
-    """lobby reflection: calls/day vs budget, rate limits; message-vs-pass precision/recall"""
-    if model not in ("scripted", "local", "both"):
-        fail(f"unknown model {model!r}", fix="one of: scripted, local, both")
-    support.run_suite("eko.bench.bench_proactive", data=data, days=days, model=model, limit=limit)
-
-
-app.command("context")(bench_memory.context)
-app.command("recall")(bench_memory.recall)
-app.command("guard")(bench_memory.guard)
-
-
-@app.command("load")
-def load(
-    backend: Annotated[
-        str, typer.Option(help="sqlite, postgres or both (embedded PostgreSQL by default).")
-    ] = "both",
-    scenario: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="a: distinct messages in one room; b: identical posts (client_message_id, "
-            "Idempotency-Key); c: hung primary provider; d: steady load, 1 and 2 API workers. "
-            "Repeatable; default all."
-        ),
-    ] = None,
-    latency: Annotated[float, typer.Option(help="Fake model latency, seconds.")] = 0.3,
-    messages: Annotated[int, typer.Option(help="(a) concurrent distinct messages.")] = 100,
-    duplicates: Annotated[int, typer.Option(help="(b) concurrent identical posts.")] = 1000,
-    users: Annotated[int, typer.Option(help="(c) concurrent users, one room each.")] = 16,
-    steady_users: Annotated[
-        int, typer.Option(help="(d) users posting one after another, one room each.")
-    ] = 16,
-    duration: Annotated[float, typer.Option(help="(d) seconds each user keeps posting.")] = 20.0,
-    hung_timeout: Annotated[
-        float, typer.Option(help="(c) the hung primary's timeout_s, seconds.")
-    ] = 5.0,
-    request_timeout: Annotated[
-        float, typer.Option(help="Client timeout per request, seconds.")
-    ] = 60.0,
-) -> None:
-    """Eko under concurrent load through real sockets (fake model, `eko serve` processes)"""
-    if backend not in LOAD_BACKENDS:
-        fail(f"unknown backend {backend!r}", fix="use sqlite, postgres or both")
-    chosen = scenario or ["a", "b", "c", "d"]
-    unknown = sorted(set(chosen) - {"a", "b", "c", "d"})
-    if unknown:
-        fail(f"unknown scenario {', '.join(unknown)}", fix="use a, b, c and/or d")
-    module = support.module("eko.bench.load")
-    options = module.LoadOptions(
-        latency_s=latency,
-        messages=messages,
-        duplicates=duplicates,
-        hung_users=users,
-        hung_timeout_s=hung_timeout,
-        steady_users=steady_users,
-        steady_seconds=duration,
-        request_timeout_s=request_timeout,
-    )
-    _run_load(module, LOAD_BACKENDS[backend], set(chosen), options)
-
-
-def _run_load(
-    module: ModuleType, backends: tuple[str, ...], scenarios: set[str], options: Any
-) -> None:
-    configure_logging("WARNING")
-    failures = run(
-        module.run(console=console, backends=backends, scenarios=scenarios, options=options)
-    )
-    if failures:
-        fail(f"the load run did not complete on {len(failures)} backend(s) (see above)")
-
-
-# `all` runs these first, then any other suite registered in _SUITES.
-_ALL = (
-    "llm",
-    "reply",
-    "language",
-    "embed",
-    "vectors",
-    "pipeline",
-    "guard",
-    "context",
-    "recall",
-    "load",
+MISSING_HELP = (
+    "Benchmarks; each prints a table. Not installed here: `.venv/bin/pip install -e ./bench` "
+    "(or `scripts/setup --dev`)."
 )
 
 
-@app.command("all")
-def all_suites(
-    skip: Annotated[list[str] | None, typer.Option(help="Suites to skip.")] = None,
-) -> None:
-    """Run every benchmark in turn, with default options."""
-    names = [*_ALL, *(name for name in _SUITES if name not in _ALL)]
-    selected = [name for name in names if name not in (skip or [])]
-    # Missing data fails now, not after an hour of other suites.
-    qqp = support.data_file(None, QQP_FILE, "guard") if "guard" in selected else None
-    locomo = (
-        support.data_file(None, LOCOMO_FILE, "context")
-        if {"context", "recall"} & set(selected)
-        else None
-    )
-    for name in selected:
-        console.rule(f"bench {name}")
-        if name in _SUITES:
-            support.run_suite(_SUITES[name][0])
-        elif name == "llm":
-            support.run_suite("eko.bench.bench_llm")
-        elif name == "reply":
-            support.run_suite("eko.bench.bench_reply")
-        elif name == "language":
-            support.run_suite("eko.bench.bench_language")
-        elif name == "embed":
-            support.run_suite("eko.bench.bench_embed")
-        elif name == "guard":
-            support.run_suite("eko.bench.guard", data=qqp)
-        elif name == "context":
-            support.run_suite("eko.bench.context", data=locomo)
-        elif name == "recall":
-            support.run_suite("eko.bench.bench_recall", data=locomo)
-        elif name == "load":
-            module = support.module("eko.bench.load")
-            _run_load(module, ("sqlite", "postgres"), {"a", "b", "c", "d"}, module.LoadOptions())
+class _NotInstalled(TyperGroup):
+    """`eko bench` without the benchmarks: `--help` says so, any other use exits with the fix.
+
+    Contexts are typed Any, as in eko/cli/app.py (Typer's Click or Click itself).
+    """
+
+    def invoke(self, ctx: Any) -> Any:
+        fail("the benchmarks (package eko_bench) are not installed", fix=INSTALL_FIX)
 
 
-# CLI start-up (`eko bench cli`): added after the loop above, and to _SUITES so `all` runs it.
-_SUITES["cli"] = (
-    "eko.bench.bench_cli",
-    "CLI start-up: eko --help, eko users list, … as processes, median/p95 wall time",
-)
-_make("cli", *_SUITES["cli"])
+def bench_app() -> typer.Typer:
+    """The `eko bench` command group: the benchmarks' own, or one that explains how to get it."""
+    try:
+        module = importlib.import_module("eko_bench.cli")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("eko_bench", "eko_bench.cli"):
+            raise  # a dependency of the benchmarks is missing: its own error says which
+        missing = typer.Typer(cls=_NotInstalled, invoke_without_command=True)
+
+        @missing.callback(help=MISSING_HELP)
+        def not_installed() -> None:
+            pass  # never called: _NotInstalled.invoke fails first
+
+        return missing
+    app: typer.Typer = module.app
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    # eko/cli/app.py reads `app` when `eko bench` is invoked: the import happens then.
+    if name == "app":
+        return bench_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -71,7 +71,7 @@ async def _database_checks(settings: Settings) -> list[Check]:
                     "vector search",
                     True,
                     "sqlite-vec" if vec else "exact NumPy search (sqlite-vec did not load)",
-                    fix="" if vec else "pip install sqlite-vec; see README 'SQLite vectors'",
+                    fix="" if vec else "pip install sqlite-vec; see docs/architecture.md, Storage",
                     warning=not vec,
                 )
             )

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from eko.bench.bench_embed import load_pairs as load_embed_pairs
-from eko.bench.data_errors import BenchDataError
-from eko.bench.guard.pairs import load_pairs as load_guard_pairs
-from eko.bench.llm_quality import load_questions
-from eko.bench.proactive_situations import load_situations
+from eko_bench.bench_embed import load_pairs as load_embed_pairs
+from eko_bench.data_errors import BenchDataError
+from eko_bench.guard.pairs import load_pairs as load_guard_pairs
+from eko_bench.llm_quality import load_questions
+from eko_bench.proactive_situations import load_situations
 
 GOOD = '{"text_a": "How old is Ana?", "text_b": "What is Ana\'s age?", "label": 1}\n'
 

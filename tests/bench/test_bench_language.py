@@ -11,20 +11,20 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from eko.bench.bench_language import run
-from eko.bench.data_errors import BenchDataError
-from eko.bench.reply_language import (
+from eko.cli import app
+from eko.config import Settings
+from eko.embed.hashing import HashEmbedder
+from eko.llm.providers import FunctionModel
+from eko.llm.types import ProviderRequest
+from eko_bench.bench_language import run
+from eko_bench.data_errors import BenchDataError
+from eko_bench.reply_language import (
     DEFAULT_DIALOGS_FILE,
     echoes,
     first_language_baseline,
     load_dialogs,
     select_split,
 )
-from eko.cli import app
-from eko.config import Settings
-from eko.embed.hashing import HashEmbedder
-from eko.llm.providers import FunctionModel
-from eko.llm.types import ProviderRequest
 
 ROUTE = (
     '{"confidence": 0.9, "decision": "route", "notes": "", "payload": {"intent": '

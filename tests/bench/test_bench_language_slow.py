@@ -3,7 +3,7 @@
 What holds for the bundled 1.5B model on every run measured: a first message is answered in
 its own language (40 of 40), the replies are scored (a clear language each) and nothing falls
 back. A reply right after a switch of language is not asserted: the model gets 15 of 17 right
-(`eko bench language`, README), so a test of one switch would fail by chance.
+(`eko bench language`, docs/benchmarks.md), so a test of one switch would fail by chance.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from eko.bench.bench_language import run
 from eko.config import Settings
+from eko_bench.bench_language import run
 
 pytestmark = pytest.mark.slow
 

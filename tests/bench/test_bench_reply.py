@@ -9,10 +9,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from eko.bench.bench_reply import run
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
 from eko.llm.providers import FunctionModel
+from eko_bench.bench_reply import run
 
 ROUTE = (
     '{"confidence": 0.9, "decision": "route", "notes": "", "payload": {"intent": '

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from eko.bench.bench_ttft import measure, table
 from eko.config import Settings
 from eko.llm.providers import Deltas, FunctionModel
 from eko.llm.types import ProviderRequest
+from eko_bench.bench_ttft import measure, table
 
 
 async def test_first_token_comes_before_the_whole_reply() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from eko.cli import bench
+from eko_bench import cli as bench
 
 FILLER = [
     "How was your weekend?",

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from eko.bench.context.baselines import BM25, PastTurn, bm25_context, random_context
-from eko.bench.context.content import Context, answer_present, found, normalize, turn_present
-from eko.bench.context.summary_cache import DiskCachedProvider
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ChatMessage, ProviderRequest
+from eko_bench.context.baselines import BM25, PastTurn, bm25_context, random_context
+from eko_bench.context.content import Context, answer_present, found, normalize, turn_present
+from eko_bench.context.summary_cache import DiskCachedProvider
 
 TURN = "Caroline went to the LGBTQ support group on 7 May and found it really powerful."
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from eko.bench.context.data import (
+from eko_bench.context.data import (
     Conversation,
     Question,
     in_question_split,

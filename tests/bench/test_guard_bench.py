@@ -7,8 +7,10 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from eko.bench.guard.metrics import Config, figures, lowest_threshold, measured, served
-from eko.bench.guard.pairs import (
+from eko.guard.check import BASE_RULES
+from eko.guard.decide import Candidate
+from eko_bench.guard.metrics import Config, figures, lowest_threshold, measured, served
+from eko_bench.guard.pairs import (
     FR_PAIRS,
     KNOWN_WRONG,
     Pair,
@@ -17,9 +19,7 @@ from eko.bench.guard.pairs import (
     pair_key,
     split_of,
 )
-from eko.bench.guard.quality import Asked
-from eko.guard.check import BASE_RULES
-from eko.guard.decide import Candidate
+from eko_bench.guard.quality import Asked
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -113,13 +113,13 @@ async def test_quality_run_end_to_end_with_the_hash_embedder(tmp_path: Path) -> 
     """Learn, look up through GuardService, replay, print: the whole quality path, small."""
     from rich.console import Console
 
-    from eko.bench.guard.pairs import CachedEmbedder
-    from eko.bench.guard.quality import look_up_all
-    from eko.bench.guard.report import run_report
-    from eko.bench.guard.tables import grid_table, modes_table
     from eko.config import Settings
     from eko.embed.hashing import HashEmbedder
     from eko.guard.modes import build_policy
+    from eko_bench.guard.pairs import CachedEmbedder
+    from eko_bench.guard.quality import look_up_all
+    from eko_bench.guard.report import run_report
+    from eko_bench.guard.tables import grid_table, modes_table
 
     settings = Settings(_env_file=None)
     data = [

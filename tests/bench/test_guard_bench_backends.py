@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from eko.bench.guard.backends import agreement_line, compare
-from eko.bench.guard.pairs import CachedEmbedder, Pair
-from eko.bench.guard.quality import Asked, look_up_all
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
 from eko.guard.decide import Candidate
+from eko_bench.guard.backends import agreement_line, compare
+from eko_bench.guard.pairs import CachedEmbedder, Pair
+from eko_bench.guard.quality import Asked, look_up_all
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 PAIRS = [
@@ -51,7 +51,7 @@ def test_compare_names_questions_whose_candidates_differ() -> None:
 async def test_quality_lookups_agree_on_sqlite_and_postgres(
     pg_database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The throwaway database is made inside the test server (eko.bench.databases).
+    # The throwaway database is made inside the test server (eko_bench.databases).
     monkeypatch.setenv("EKO_BENCH_DATABASE_URL", pg_database_url)
     settings = Settings(_env_file=None)
     embedder = CachedEmbedder(HashEmbedder(), tmp_path / "cache.npz")

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from eko.cli import bench, bench_support
+from eko_bench import cli as bench
+from eko_bench import cli_support as bench_support
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def test_backend_option_reaches_the_quality_run(
     result = CliRunner().invoke(bench.app, ["guard", "--quality-only", "--data", str(data), *flags])
     assert result.exit_code == 0, result.output
     [(name, options)] = suite_calls
-    assert name == "eko.bench.guard" and options["backends"] == backends
+    assert name == "eko_bench.guard" and options["backends"] == backends
     assert options["data"] == data and options["lookup"] is False
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from eko.bench.bench_recall import builder_for, corpus_from_locomo, load_room, measure, row_counts
-from eko.bench.recall_embeddings import CachedEmbedder, embed_passages, embed_queries
-from eko.bench.recall_results import COLUMNS, table
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
 from eko.store.db import Database
+from eko_bench.bench_recall import builder_for, corpus_from_locomo, load_room, measure, row_counts
+from eko_bench.recall_embeddings import CachedEmbedder, embed_passages, embed_queries
+from eko_bench.recall_results import COLUMNS, table
 from tests.bench.locomo_files import write_locomo
 
 PLANTED = "I adopted a tortoise called Zephyrine from the Lisbon shelter."

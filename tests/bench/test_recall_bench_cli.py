@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from eko.cli import bench
+from eko_bench import cli as bench
 from tests.bench.locomo_files import write_locomo
 
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from eko.bench.bench_recall import builder_for, corpus_from_locomo, load_room, measure
-from eko.bench.recall_embeddings import CachedEmbedder, embed_queries
-from eko.bench.recall_phrases import write_phrases
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
 from eko.llm.errors import ProviderUnavailable
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
 from eko.store.db import Database
+from eko_bench.bench_recall import builder_for, corpus_from_locomo, load_room, measure
+from eko_bench.recall_embeddings import CachedEmbedder, embed_queries
+from eko_bench.recall_phrases import write_phrases
 from tests.bench.locomo_files import write_locomo
 
 PLANTED = "I adopted a tortoise called Zephyrine from the Lisbon shelter."

@@ -6,8 +6,8 @@ import io
 
 from rich.console import Console
 
-from eko.bench import bench_chain
 from eko.config import Settings
+from eko_bench import bench_chain
 
 
 async def test_bench_chain_figures() -> None:

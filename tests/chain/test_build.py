@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from eko.bench.chain_scripts import context
 from eko.chain.build import build_chain, complexity_rules, stage_providers
 from eko.chain.classify import classify
 from eko.chain.native_tools import NativeToolsProvider
@@ -19,6 +18,7 @@ from eko.llm.recording import MemoryRecorder
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ProviderRequest
 from eko.prompts.library import PromptLibrary
+from eko_bench.chain_scripts import context
 
 
 def _settings(**values: object) -> Settings:

@@ -7,7 +7,6 @@ from typing import Any
 
 import httpx
 
-from eko.bench.chain_scripts import context
 from eko.chain.native_tools import NativeToolsProvider, calls_as_text, openai_tools
 from eko.chain.runner import ChainRunner, Stage
 from eko.chain.tool_calls import parse_output
@@ -17,6 +16,7 @@ from eko.llm.providers.openai_compat import OpenAICompatProvider
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
 from eko.prompts.library import PromptLibrary
+from eko_bench.chain_scripts import context
 
 
 async def _noop(_context: ToolContext, args: dict[str, Any]) -> Any:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from eko.bench.chain_scripts import (
+from eko.llm.providers import FunctionModel
+from eko_bench.chain_scripts import (
     Calls,
     answering,
     chain,
@@ -18,7 +19,6 @@ from eko.bench.chain_scripts import (
     offline,
     wandering,
 )
-from eko.llm.providers import FunctionModel
 
 
 @pytest.fixture

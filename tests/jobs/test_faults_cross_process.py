@@ -1,5 +1,5 @@
 """Faults across processes: two API workers (`eko serve`) and two job workers (`eko worker`) on
-PostgreSQL, a fake OpenAI-compatible upstream (eko/bench/load/fake_upstream.py).
+PostgreSQL, a fake OpenAI-compatible upstream (bench/eko_bench/load/fake_upstream.py).
 
 - PostgreSQL restarted mid-run: every request gets a reply or a clear 503 (never a 500),
   nothing acknowledged is lost, every message is answered exactly once, and the jobs resume;
@@ -26,10 +26,10 @@ import pytest
 import websockets
 from sqlalchemy import select, text
 
-from eko.bench.load.fake_upstream import FakeUpstream
 from eko.store.db import Database
 from eko.store.migrate import upgrade
 from eko.store.models import Message
+from eko_bench.load.fake_upstream import FakeUpstream
 from tests.jobs.conftest import empty_procrastinate
 from tests.jobs.restartable_pg import restartable_postgres
 from tests.jobs.test_cross_process import Cluster, cluster, new_room, pro_user

@@ -30,10 +30,10 @@ import pytest
 import websockets
 from sqlalchemy import func, select, text
 
-from eko.bench.load.schema_instance import minimal_instance
 from eko.store.db import Database
 from eko.store.memory_models import MemoryItem, Summary
 from eko.store.models import RoomMember
+from eko_bench.load.schema_instance import minimal_instance
 from tests.jobs.conftest import empty_procrastinate
 from tests.jobs.test_cross_process import cluster, new_room, pro_user
 

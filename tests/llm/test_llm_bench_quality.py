@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eko.bench.llm_quality import (
+from eko_bench.llm_quality import (
     QAItem,
     is_right,
     load_questions,
@@ -15,7 +15,7 @@ from eko.bench.llm_quality import (
     normalise,
     score,
 )
-from eko.bench.llm_quality_json import (
+from eko_bench.llm_quality_json import (
     PROBES,
     judge,
     orchestrator_messages,

@@ -8,11 +8,11 @@ import json
 import httpx
 import pytest
 
-from eko.bench.load.fake_upstream import REPLY_TEXT, UpstreamCounts, create_app
 from eko.chat.engine.orchestrator_contract import output_model
 from eko.llm.errors import ProviderTimeout
 from eko.llm.providers.openai_compat import OpenAICompatProvider
 from eko.llm.types import ChatMessage, ProviderRequest
+from eko_bench.load.fake_upstream import REPLY_TEXT, UpstreamCounts, create_app
 
 REQUEST = ProviderRequest(messages=(ChatMessage("user", "Bonjour"),), max_tokens=20)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from eko.bench.load.fake_upstream import REPLY_TEXT, create_app
+from eko_bench.load.fake_upstream import REPLY_TEXT, create_app
 
 
 def _completion(content: str, *, schema: str | None = None) -> dict[str, Any]:

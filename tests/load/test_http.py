@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from eko.bench.load.http import HTTPProtocolError, request
+from eko_bench.load.http import HTTPProtocolError, request
 
 
 @pytest.fixture

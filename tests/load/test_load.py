@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from eko.bench.load.scenarios import FALLBACK, ScenarioResult
-from eko.bench.load.stack import LoadOptions, run_backend
+from eko_bench.load.scenarios import FALLBACK, ScenarioResult
+from eko_bench.load.stack import LoadOptions, run_backend
 from tests.conftest import run_isolated
 
 pytestmark = pytest.mark.slow

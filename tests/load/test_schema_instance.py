@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from eko.bench.load.schema_instance import minimal_instance
 from eko.chat.engine.orchestrator_contract import output_model
 from eko.memory.extraction import extraction_output_model
 from eko.memory.summaries import summary_output_model
+from eko_bench.load.schema_instance import minimal_instance
 
 
 @pytest.mark.parametrize(

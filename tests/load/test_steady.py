@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from eko.bench.load.stack import LoadOptions
-from eko.bench.load.steady_report import steady_table
-from eko.bench.load.steady_stack import run_steady, worker_counts
+from eko_bench.load.stack import LoadOptions
+from eko_bench.load.steady_report import steady_table
+from eko_bench.load.steady_stack import run_steady, worker_counts
 
 pytestmark = pytest.mark.slow
 

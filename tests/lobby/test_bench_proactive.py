@@ -6,10 +6,10 @@ import io
 
 from rich.console import Console
 
-from eko.bench.bench_proactive import run
-from eko.bench.proactive_stack import KeywordModel
 from eko.config import Settings
 from eko.llm.providers import FunctionModel
+from eko_bench.bench_proactive import run
+from eko_bench.proactive_stack import KeywordModel
 
 
 async def test_one_scripted_day_stays_within_the_budget_and_the_limits() -> None:

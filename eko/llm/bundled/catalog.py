@@ -165,7 +165,8 @@ GEMMA_3_270M = BundledModel(
 )
 
 BUNDLED_MODELS: tuple[BundledModel, ...] = (QWEN_CODER_15B, QWEN_CODER_05B, GEMMA_3_270M)
-# Chosen by `eko bench llm` (answer quality first, then time to a short answer): see README.
+# Chosen by `eko bench llm` (answer quality first, then time to a short answer):
+# docs/benchmarks.md.
 DEFAULT_BUNDLED_MODEL = QWEN_CODER_15B.name
 
 

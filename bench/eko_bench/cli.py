@@ -1,0 +1,303 @@
+"""`eko bench …`: the benchmarks of this package, each printing a table (docs/benchmarks.md).
+
+The server never imports this package: eko/cli/bench.py imports `app` when `eko bench` runs.
+
+Suite modules are imported only when their command runs: they pull numpy, the embedder and
+the database drivers, which the rest of the CLI must not pay for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import Annotated, Any
+
+import typer
+
+from eko.cli.common import console, fail, load_settings, run
+from eko.logging import configure_logging
+from eko_bench import LOCOMO_FILE, QQP_FILE, cli_memory
+from eko_bench import cli_support as support
+from eko_bench.cli_support import LOAD_BACKENDS, QqpData
+
+app = typer.Typer(
+    help="Benchmarks (speed, memory, quality, load); each prints a table.", no_args_is_help=True
+)
+
+# Suites with no options of their own: module and one-line help.
+_SUITES = {
+    "vectors": (
+        "eko_bench.bench_vectors",
+        "vector search p50/p95 at 10k/100k on SQLite and PostgreSQL",
+    ),
+    "pipeline": (
+        "eko_bench.bench_pipeline",
+        "chat pipeline overhead per message (10k history, 1k docs chunks), SQLite and PostgreSQL",
+    ),
+    "chain": (
+        "eko_bench.bench_chain",
+        "reflexive chain vs a 15-turn single loop: turns, model calls, reply (scripted models)",
+    ),
+}
+
+
+def _make(name: str, module_name: str, help_text: str) -> None:
+    def command() -> None:
+        support.run_suite(module_name)
+
+    command.__doc__ = help_text
+    app.command(name)(command)
+
+
+for _name, (_module_name, _help) in _SUITES.items():
+    _make(_name, _module_name, _help)
+
+
+@app.command("embed")
+def embed(
+    calibrate: Annotated[
+        bool, typer.Option("--calibrate", help="Calibrate the threshold on QQP pairs instead.")
+    ] = False,
+    data: QqpData = None,
+    limit: Annotated[int | None, typer.Option(help="Calibration: QQP pairs to use.")] = None,
+) -> None:
+    """embedder sentences/s (or, with --calibrate, its threshold on labelled QQP pairs)"""
+    if not calibrate:
+        support.run_suite("eko_bench.bench_embed")
+        return
+    path = support.data_file(data, QQP_FILE, "embed --calibrate")
+    module = support.module("eko_bench.bench_embed")
+    settings = load_settings()
+    configure_logging("WARNING")
+    run(module.run_calibration(settings=settings, console=console, data=path, limit=limit))
+
+
+@app.command("llm")
+def llm(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Question set, JSON lines (default: the packaged everyday set).",
+            dir_okay=False,
+            exists=True,
+        ),
+    ] = None,
+    model: Annotated[
+        list[str] | None, typer.Option(help="A bundled model (repeatable; default: all).")
+    ] = None,
+) -> None:
+    """local chat models: answer quality (FR/EN), orchestrator JSON, tokens/s, answer time"""
+    support.run_suite("eko_bench.bench_llm", data=data, models=model)
+
+
+@app.command("reply")
+def reply(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Question set, JSON lines (default: the packaged everyday set).",
+            dir_okay=False,
+            exists=True,
+        ),
+    ] = None,
+    limit: Annotated[int, typer.Option(min=2, help="Questions to post.")] = 12,
+    compare_cache: Annotated[
+        bool, typer.Option("--compare-cache", help="Run again without the prompt cache.")
+    ] = False,
+    compare_contract: Annotated[
+        bool,
+        typer.Option(
+            "--compare-contract", help="Run again with the orchestrator's full (seed) contract."
+        ),
+    ] = False,
+    long_message: Annotated[
+        bool, typer.Option(help="Also post one 6,000-character message.")
+    ] = True,
+) -> None:
+    """the whole reply with the local model while background work is queued: median/p95 s"""
+    support.run_suite(
+        "eko_bench.bench_reply",
+        data=data,
+        limit=limit,
+        compare_cache=compare_cache,
+        compare_contract=compare_contract,
+        long_message=long_message,
+    )
+
+
+@app.command("language")
+def language(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Dialogs, JSON lines {id, turns: [{text, lang}]} (default: the packaged set).",
+            dir_okay=False,
+            exists=True,
+        ),
+    ] = None,
+    split: Annotated[
+        str, typer.Option(help="Dialogs to post: test (default, not tuned on), dev or all.")
+    ] = "test",
+    limit: Annotated[int | None, typer.Option(min=1, help="Dialogs to post.")] = None,
+    compare_hint: Annotated[
+        bool,
+        typer.Option("--compare-hint", help="Run again without the writer's reply_language line."),
+    ] = False,
+) -> None:
+    """replies in the language of the message they answer, and echoes (configured model)"""
+    if split not in ("test", "dev", "all"):
+        fail(f"unknown split {split!r}", fix="use --split test, dev or all")
+    support.run_suite(
+        "eko_bench.bench_language", data=data, split=split, limit=limit, compare_hint=compare_hint
+    )
+
+
+@app.command("proactive")
+def proactive(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Labelled lobby situations, JSON lines (default: the packaged set).",
+            dir_okay=False,
+            exists=True,
+        ),
+    ] = None,
+    days: Annotated[int, typer.Option(min=0, max=30, help="Scripted lobby days.")] = 3,
+    model: Annotated[
+        str, typer.Option(help="scripted, local (the configured model) or both.")
+    ] = "scripted",
+    limit: Annotated[int | None, typer.Option(min=1, help="Situations to run.")] = None,
+) -> None:
+    """lobby reflection: calls/day vs budget, rate limits; message-vs-pass precision/recall"""
+    if model not in ("scripted", "local", "both"):
+        fail(f"unknown model {model!r}", fix="one of: scripted, local, both")
+    support.run_suite("eko_bench.bench_proactive", data=data, days=days, model=model, limit=limit)
+
+
+app.command("context")(cli_memory.context)
+app.command("recall")(cli_memory.recall)
+app.command("guard")(cli_memory.guard)
+
+
+@app.command("load")
+def load(
+    backend: Annotated[
+        str, typer.Option(help="sqlite, postgres or both (embedded PostgreSQL by default).")
+    ] = "both",
+    scenario: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a: distinct messages in one room; b: identical posts (client_message_id, "
+            "Idempotency-Key); c: hung primary provider; d: steady load, 1 and 2 API workers. "
+            "Repeatable; default all."
+        ),
+    ] = None,
+    latency: Annotated[float, typer.Option(help="Fake model latency, seconds.")] = 0.3,
+    messages: Annotated[int, typer.Option(help="(a) concurrent distinct messages.")] = 100,
+    duplicates: Annotated[int, typer.Option(help="(b) concurrent identical posts.")] = 1000,
+    users: Annotated[int, typer.Option(help="(c) concurrent users, one room each.")] = 16,
+    steady_users: Annotated[
+        int, typer.Option(help="(d) users posting one after another, one room each.")
+    ] = 16,
+    duration: Annotated[float, typer.Option(help="(d) seconds each user keeps posting.")] = 20.0,
+    hung_timeout: Annotated[
+        float, typer.Option(help="(c) the hung primary's timeout_s, seconds.")
+    ] = 5.0,
+    request_timeout: Annotated[
+        float, typer.Option(help="Client timeout per request, seconds.")
+    ] = 60.0,
+) -> None:
+    """Eko under concurrent load through real sockets (fake model, `eko serve` processes)"""
+    if backend not in LOAD_BACKENDS:
+        fail(f"unknown backend {backend!r}", fix="use sqlite, postgres or both")
+    chosen = scenario or ["a", "b", "c", "d"]
+    unknown = sorted(set(chosen) - {"a", "b", "c", "d"})
+    if unknown:
+        fail(f"unknown scenario {', '.join(unknown)}", fix="use a, b, c and/or d")
+    module = support.module("eko_bench.load")
+    options = module.LoadOptions(
+        latency_s=latency,
+        messages=messages,
+        duplicates=duplicates,
+        hung_users=users,
+        hung_timeout_s=hung_timeout,
+        steady_users=steady_users,
+        steady_seconds=duration,
+        request_timeout_s=request_timeout,
+    )
+    _run_load(module, LOAD_BACKENDS[backend], set(chosen), options)
+
+
+def _run_load(
+    module: ModuleType, backends: tuple[str, ...], scenarios: set[str], options: Any
+) -> None:
+    configure_logging("WARNING")
+    failures = run(
+        module.run(console=console, backends=backends, scenarios=scenarios, options=options)
+    )
+    if failures:
+        fail(f"the load run did not complete on {len(failures)} backend(s) (see above)")
+
+
+# `all` runs these first, then any other suite registered in _SUITES.
+_ALL = (
+    "llm",
+    "reply",
+    "language",
+    "embed",
+    "vectors",
+    "pipeline",
+    "guard",
+    "context",
+    "recall",
+    "load",
+)
+
+
+@app.command("all")
+def all_suites(
+    skip: Annotated[list[str] | None, typer.Option(help="Suites to skip.")] = None,
+) -> None:
+    """Run every benchmark in turn, with default options."""
+    names = [*_ALL, *(name for name in _SUITES if name not in _ALL)]
+    selected = [name for name in names if name not in (skip or [])]
+    # Missing data fails now, not after an hour of other suites.
+    qqp = support.data_file(None, QQP_FILE, "guard") if "guard" in selected else None
+    locomo = (
+        support.data_file(None, LOCOMO_FILE, "context")
+        if {"context", "recall"} & set(selected)
+        else None
+    )
+    for name in selected:
+        console.rule(f"bench {name}")
+        if name in _SUITES:
+            support.run_suite(_SUITES[name][0])
+        elif name == "llm":
+            support.run_suite("eko_bench.bench_llm")
+        elif name == "reply":
+            support.run_suite("eko_bench.bench_reply")
+        elif name == "language":
+            support.run_suite("eko_bench.bench_language")
+        elif name == "embed":
+            support.run_suite("eko_bench.bench_embed")
+        elif name == "guard":
+            support.run_suite("eko_bench.guard", data=qqp)
+        elif name == "context":
+            support.run_suite("eko_bench.context", data=locomo)
+        elif name == "recall":
+            support.run_suite("eko_bench.bench_recall", data=locomo)
+        elif name == "load":
+            module = support.module("eko_bench.load")
+            _run_load(module, ("sqlite", "postgres"), {"a", "b", "c", "d"}, module.LoadOptions())
+
+
+# CLI start-up (`eko bench cli`): added after the loop above, and to _SUITES so `all` runs it.
+_SUITES["cli"] = (
+    "eko_bench.bench_cli",
+    "CLI start-up: eko --help, eko users list, … as processes, median/p95 wall time",
+)
+_make("cli", *_SUITES["cli"])

@@ -1,0 +1,180 @@
+"""Memory guard benchmark: honest answer quality (held-out split, known-wrong rate, per
+language, modes, judge) and lookup latency.
+
+Quality (the configured embedder; on each `--backend`, default both, figures per backend and
+whether both found the same candidates): each set of pairs — the QQP-format file (`--data`,
+default the shared QQP dev set) and the French set written for the guard
+(bench/eko_bench/data/guard_fr_pairs.jsonl) — is learned into its own scope (every distinct
+`text_a`) and every `text_b` is looked up through GuardService (quality.py). The serving rule
+is then replayed for a threshold grid, the shipped modes and baselines (metrics.py,
+report.py). Every operating point is chosen on the `dev` split; `test` (a stable ~30% of
+pairs, by hash) is never tuned on and both are printed. Identical-text pairs and asked texts
+stored as is are excluded (the exact key serves them) and counted apart. Known-wrong rate:
+served pairs in the hand-checked list bench/eko_bench/data/guard_known_wrong.jsonl / served.
+
+Judge (`--judge`): grey-band candidates of the test split sent to the configured chat model
+(judged.py); its verdicts replayed as the judge mode.
+
+Lookup (`--lookup`, latency.py): 1k-100k entries on SQLite and PostgreSQL.
+
+    eko bench guard [--data PATH] [--split dev|test|all]   # quality, then lookup latency
+    eko bench guard --quality-only --judge --judge-sample 80
+    eko bench guard --lookup                                 # latency only
+    eko bench guard --quality-only --backend postgres        # one backend
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from eko.config import Settings
+from eko.config_guard import GuardMode
+from eko.embed import build_embedder
+from eko.guard.language import detect_language
+from eko.guard.modes import GuardPolicy, build_policy
+from eko_bench.guard.backends import agreement_line, compare
+from eko_bench.guard.latency import BACKENDS, SIZES, run_lookup
+from eko_bench.guard.metrics import Config, figures, measured
+from eko_bench.guard.pairs import FR_PAIRS, CachedEmbedder, cache_path, load_known_wrong, load_pairs
+from eko_bench.guard.quality import Asked, look_up_all
+from eko_bench.guard.report import run_report
+from eko_bench.guard.tables import grid_table, judge_table, language_table, modes_table
+
+__all__ = ["BACKENDS", "SIZES", "run"]
+MODES: tuple[GuardMode, ...] = ("strict", "balanced", "judge")
+
+
+async def run(
+    *,
+    settings: Settings,
+    console: Console,
+    data: Path | None = None,
+    limit: int | None = None,
+    split: str = "all",
+    judge: bool = False,
+    judge_sample: int = 80,
+    lookup: bool = True,
+    sizes: Sequence[int] = SIZES,
+    backends: Sequence[str] = BACKENDS,
+) -> None:
+    """Measure and print; `data` None skips the quality part, `lookup` False the latency."""
+    if data is not None:
+        await _quality(settings, console, data, limit, split, judge, judge_sample, backends)
+    if lookup:
+        await run_lookup(settings=settings, console=console, sizes=sizes, backends=backends)
+
+
+async def _quality(
+    settings: Settings,
+    console: Console,
+    data: Path,
+    limit: int | None,
+    split: str,
+    judge: bool,
+    judge_sample: int,
+    backends: Sequence[str],
+) -> None:
+    embedder = build_embedder(settings)
+    cached = CachedEmbedder(embedder, cache_path(settings.home, embedder.name))
+    sets = {"data": load_pairs(data, limit), "fr": load_pairs(FR_PAIRS)}
+    known_wrong = load_known_wrong()
+    policies = {
+        mode: build_policy(
+            mode, embedder=embedder.name, calibrated_threshold=float(cached.calibrated_threshold)
+        )
+        for mode in MODES
+    }
+    splits = ("dev", "test") if split == "all" else (split,)
+    by_backend: dict[str, dict[str, list[Asked]]] = {}
+    for backend in backends:
+        console.print(
+            f"[dim]{backend}: embedding and looking up "
+            f"{sum(map(len, sets.values())):,} pairs…[/dim]"
+        )
+        asked, timings = await look_up_all(settings, cached, sets, backend)
+        by_backend[backend] = asked
+        report = run_report(asked, known_wrong, policies)
+        for name in asked:
+            console.print(grid_table(report, name, splits, backend))
+        console.print(modes_table(report, splits, backend))
+        languages = language_table([*report.shipped, *report.baselines], backend)
+        if languages is not None:
+            console.print(languages)
+        console.print(
+            f"[dim]{backend}: embedder {embedder.name}; {int(timings['embedded']):,} texts "
+            f"embedded ({timings['embed_s']:.0f} s, the rest from the cache); quality run "
+            f"{timings['total_s']:.0f} s[/dim]"
+        )
+    first, *others = backends
+    console.print(_detector_line(by_backend[first]))
+    for backend in others:
+        agreement = compare(by_backend[first], by_backend[backend])
+        console.print(agreement_line(backend, first, agreement))
+    if judge:
+        await _judge(
+            settings,
+            console,
+            by_backend[first]["data"],
+            policies["judge"],
+            known_wrong,
+            judge_sample,
+        )
+    aclose = getattr(embedder, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+def _detector_line(asked: dict[str, list[Asked]]) -> str:
+    parts = []
+    for name, items in asked.items():
+        questions = {q for a in items for q in (a.pair.text_a, a.pair.text_b)}
+        expected = items[0].pair.lang if items and items[0].pair.lang else "en"
+        hits = sum(detect_language(q) == expected for q in questions)
+        parts.append(f"{name}: {hits}/{len(questions)} detected {expected}")
+    return "language detector (eko/guard/language.py): " + "; ".join(parts)
+
+
+async def _judge(
+    settings: Settings,
+    console: Console,
+    asked: list[Asked],
+    policy: GuardPolicy,
+    known_wrong: frozenset[tuple[str, str]],
+    limit: int,
+) -> None:
+    from eko.guard.judge import GuardJudge
+    from eko.llm.runtime import LLMRuntime
+    from eko.prompts.library import PromptLibrary
+    from eko_bench.guard.judged import run_judge
+
+    runtime = LLMRuntime.from_settings(settings)
+    try:
+        config = Config(
+            "mode judge", dict(policy.thresholds), judge_floors=dict(policy.judge_floors)
+        )
+        judge = GuardJudge(runtime, PromptLibrary(), timeout_s=settings.guard_judge_timeout_s)
+        model = runtime.providers[0].name
+        run = await run_judge(
+            judge, model, measured(asked), config, known_wrong=known_wrong, limit=limit
+        )
+    finally:
+        await runtime.aclose()
+    console.print(judge_table(run))
+    test = [a for a in measured(asked) if a.pair.split == "test"]
+    for label, verdicts in (("balanced (no judge)", None), ("judge (sampled verdicts)", run)):
+        replay = Config(
+            label,
+            dict(policy.thresholds),
+            judge_floors=dict(policy.judge_floors),
+            verdicts=None if verdicts is None else verdicts.verdicts,
+        )
+        result = figures(test, replay, known_wrong=known_wrong)
+        console.print(
+            f"test split, {label}: served {result.served_rate:.1%}, precision "
+            f"{result.precision:.3f}, recall {result.recall:.3f}, known-wrong "
+            f"{result.known_wrong_rate:.2%} ({result.known_wrong}); judge calls per hit "
+            f"{(run.asked / max(result.served, 1)) if verdicts else 0:.2f}"
+        )
