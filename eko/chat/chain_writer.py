@@ -23,6 +23,7 @@ from eko.chain.runner import ChainRunner
 from eko.chain.tools import DocsSearch, ToolContext, WebSearch
 from eko.chat.engine.writer import compose_answer
 from eko.chat.pipeline import Draft, Turn, Writer
+from eko.chat.reply_meta import ReplyMeta
 from eko.config import Settings
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
@@ -64,7 +65,7 @@ class ChainWriter:
         complexity = {"mode": verdict.mode, "rule": verdict.rule}
         if not self.enabled or verdict.mode == "simple":
             draft = await self.inner.write(turn)
-            draft.meta["complexity"] = complexity
+            draft.meta.complexity = complexity
             return draft
         try:
             result = await self.runner.run(
@@ -85,20 +86,19 @@ class ChainWriter:
                 used = {tool["name"] for tool in chain_meta["tools_used"]}
                 return Draft(
                     content=content,
-                    meta={
-                        "intent": None,
-                        "mode": "reflexive",
-                        "personal_context": bool(used & _MEMORY_TOOLS),
-                        "flags": flags,
-                        "complexity": complexity,
-                        "chain": chain_meta,
-                    },
+                    meta=ReplyMeta(
+                        intent=None,
+                        mode="reflexive",
+                        personal_context=bool(used & _MEMORY_TOOLS),
+                        flags=flags,
+                        complexity=complexity,
+                        chain=chain_meta,
+                    ),
                 )
             log.warning("chain.no_reply", message_id=turn.user_message.id, turns=result.turns)
             result.fallback = "no_reply"
         draft = await self.inner.write(turn)
-        draft.meta["complexity"] = {**complexity, "chain_fallback": True}
-        draft.meta["chain"] = result.to_meta()
+        draft.meta.set(complexity={**complexity, "chain_fallback": True}, chain=result.to_meta())
         return draft
 
     async def _history(self, turn: Turn) -> list[ChatMessage]:

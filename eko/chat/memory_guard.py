@@ -20,6 +20,7 @@ import structlog
 from sqlalchemy import select
 
 from eko.chat.pipeline import Draft, Turn
+from eko.chat.reply_meta import ReplyMeta
 from eko.embed.base import EmbeddingError
 from eko.guard.agreement import ballot_meta
 from eko.guard.normalize import strip_mention
@@ -69,10 +70,10 @@ class MemoryGuardStage:
         return Draft(
             content=result.hit.entry.answer,
             type="cached_response",
-            meta={
-                "action": "respond_from_memory",
-                "memory_guard": result.hit.as_meta(result.threshold, result.policy_meta()),
-            },
+            meta=ReplyMeta(
+                action="respond_from_memory",
+                memory_guard=result.hit.as_meta(result.threshold, result.policy_meta()),
+            ),
         )
 
 

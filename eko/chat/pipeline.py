@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from eko.chat.reply_meta import ReplyMeta
 from eko.memory.recent import RecentWindow
 from eko.store.models import Message, Room, User
 
@@ -36,7 +37,7 @@ class Draft:
 
     content: str
     type: str = "message"  # message | cached_response | paywall | fallback
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: ReplyMeta = field(default_factory=ReplyMeta)
     reasoning: str | None = None
     tool_calls: list[dict[str, Any]] | None = None
 

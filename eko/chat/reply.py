@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from eko.chat.pipeline import Draft
+from eko.chat.reply_meta import ReplyMeta
 from eko.llm.types import Completion
 from eko.prompts.library import PromptLibrary
 
@@ -14,7 +15,7 @@ def fallback_draft(prompts: PromptLibrary, reason: str, **meta: Any) -> Draft:
     return Draft(
         content=prompts.text("system/fallback_answer.md"),
         type="fallback",
-        meta={"fallback": reason, **meta},
+        meta=ReplyMeta(fallback=reason, **meta),
     )
 
 

@@ -266,7 +266,7 @@ class ChatService:
             content=draft.content,
             reasoning=draft.reasoning,
             tool_calls=draft.tool_calls,
-            meta=draft.meta,
+            meta=draft.meta.to_json(),
             dedupe_key=dedupe_key,
             reply_to_id=turn.user_message.id,
         )
@@ -304,7 +304,7 @@ class ChatService:
                     message_id=reply.id,
                     content=draft.content,
                     type=draft.type,
-                    meta=draft.meta,
+                    meta=draft.meta.to_json(),
                     reasoning=draft.reasoning,
                     tool_calls=draft.tool_calls,
                 )
@@ -334,7 +334,8 @@ class ChatService:
                 continue
             draft = await stage.respond(turn)
             if draft is not None:
-                draft.meta.setdefault("answered_by", stage.name)
+                if draft.meta.answered_by is None:
+                    draft.meta.answered_by = stage.name
                 return draft
         return await self.writer.write(await self._with_recent(turn))
 

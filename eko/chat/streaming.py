@@ -110,17 +110,16 @@ class LiveReply:
         """A stopped or broken reply is stored as what was produced, marked so."""
         if not self.stopped and self.interrupted is None:
             return
-        if draft.meta.get("answered_by"):
+        if draft.meta.answered_by:
             return  # a short-circuit (cache, paywall) answered: nothing was generated
         draft.content = self.text.strip()
         draft.type = "message"
-        draft.meta.pop("fallback", None)
-        draft.meta["truncated"] = True  # never learned by the memory guard
+        draft.meta.clear("fallback")
+        draft.meta.truncated = True  # never learned by the memory guard
         if self.stopped:
-            draft.meta["stopped"] = True
+            draft.meta.stopped = True
         if self.interrupted is not None:
-            draft.meta["incomplete"] = True
-            draft.meta["stream_error"] = self.interrupted[:300]
+            draft.meta.set(incomplete=True, stream_error=self.interrupted[:300])
 
     def partial_completion(self, attempts: Sequence[Attempt] = ()) -> Completion[Any]:
         """What was produced before a stop or a break, as the writer's completion."""

@@ -37,9 +37,8 @@ class MetaWriter:
 
     async def write(self, turn: Turn) -> Draft:
         draft = await self.inner.write(turn)
-        for key in self.drop:
-            draft.meta.pop(key, None)
-        draft.meta.update(self.meta)
+        draft.meta.clear(*self.drop)
+        draft.meta.set(**self.meta)
         return draft
 
 

@@ -33,6 +33,7 @@ from eko.chat.engine.registry import NodeContext, NodeRegistry, NodeResult
 from eko.chat.engine.writer import WrittenAnswer, compose_answer
 from eko.chat.pipeline import Draft, Turn
 from eko.chat.reply import fallback_draft, provenance
+from eko.chat.reply_meta import ReplyMeta
 from eko.chat.websearch.base import WebSearchResult
 from eko.config import Settings
 from eko.prompts.library import PromptLibrary
@@ -79,9 +80,7 @@ class ChatEngine:
             draft = fallback_draft(
                 self._prompts, "engine_error", error=f"{type(exc).__name__}: {exc}"[:300]
             )
-            draft.meta.update(
-                {"intent": None, "mode": None, "personal_context": False, "flags": {}}
-            )
+            draft.meta.set(intent=None, mode=None, personal_context=False, flags={})
             return draft
 
     async def _write(self, turn: Turn, started: float) -> Draft:
@@ -101,10 +100,10 @@ class ChatEngine:
         results = await self._executor.run(plan, NodeContext(turn=turn, ctx=ctx, decision=decision))
         draft = self._draft(turn, ctx, decision, plan, results, learned)
         try:
-            await self._apply_flags(ctx, decision, draft.meta.get("flags") or {})
+            await self._apply_flags(ctx, decision, draft.meta.flags or {})
         except Exception:
             log.warning("chat.profile.update_failed", stage="flags", exc_info=True)
-        draft.meta["engine"] = {
+        draft.meta.engine = {
             "duration_ms": round((time.perf_counter() - started) * 1000.0, 2),
             "node_ids": plan.ids,
         }
@@ -193,33 +192,31 @@ class ChatEngine:
             )
             if not content:
                 fallback = "empty_answer"
-        meta: dict[str, Any] = {}
+        meta = ReplyMeta()
         if answer is not None:
-            meta.update(provenance(answer.completion))
+            meta.set(**provenance(answer.completion))
         personal_sources = self._personal_sources(turn, ctx, results) if fallback is None else []
-        meta.update(
-            {
-                "intent": decision.intent,
-                "mode": decision.mode,
-                "personal_context": bool(personal_sources),
-                "personal_context_sources": personal_sources,
-                "smalltalk_target_key": decision.smalltalk_target_key,
-                "flags": flags,
-                "orchestrator": decision.to_meta(),
-                "plan": plan.to_meta(),
-                "nodes": {node_id: result.to_meta() for node_id, result in results.items()},
-                "docs": _docs_meta(decision, results),
-                "web": _web_meta(decision, results),
-                "quota": _data_of(results, node_b.NODE_ID),
-                "learned_facts": learned,
-            }
+        meta.set(
+            intent=decision.intent,
+            mode=decision.mode,
+            personal_context=bool(personal_sources),
+            personal_context_sources=personal_sources,
+            smalltalk_target_key=decision.smalltalk_target_key,
+            flags=flags,
+            orchestrator=decision.to_meta(),
+            plan=plan.to_meta(),
+            nodes={node_id: result.to_meta() for node_id, result in results.items()},
+            docs=_docs_meta(decision, results),
+            web=_web_meta(decision, results),
+            quota=_data_of(results, node_b.NODE_ID),
+            learned_facts=learned,
         )
         if fallback is not None:
             error = final.error if final is not None else "writer node missing"
             log.warning("chat.answer.fallback", reason=fallback, error=error)
+            meta.set(fallback=fallback, error=error)
             draft = fallback_draft(self._prompts, fallback)
-            draft.meta.update(meta)
-            draft.meta.update({"fallback": fallback, "error": error})
+            draft.meta = meta
             return draft
         return Draft(content=content, meta=meta)
 

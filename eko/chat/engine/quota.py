@@ -23,6 +23,7 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.chat.pipeline import Draft, Turn
+from eko.chat.reply_meta import ReplyMeta
 from eko.prompts.library import PromptLibrary
 from eko.store.db import Database
 from eko.store.models import User
@@ -99,11 +100,7 @@ class QuotaPaywall:
         return Draft(
             content=self._prompts.text(PAYWALL_PROMPT),
             type="paywall",
-            meta={
-                "quota": status.to_meta(),
-                "intent": None,
-                "mode": None,
-                "personal_context": False,
-                "flags": {},
-            },
+            meta=ReplyMeta(
+                quota=status.to_meta(), intent=None, mode=None, personal_context=False, flags={}
+            ),
         )
