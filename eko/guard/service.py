@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from eko.config_guard import GuardMode
+from eko.config.guard import GuardMode
 from eko.embed.base import Embedder
 from eko.guard.agreement import GuardAgreement, Settled
 from eko.guard.audit import GuardAudit
