@@ -133,21 +133,12 @@ def build_services(
     )
     feed = EventChangeFeed(events)
     memory_vectors = build_memory_index(vectors, settings, feed=feed, shared_feed=feed.shared)
-    guard = GuardService(
+    guard = GuardService.from_settings(
+        settings,
         database=database,
         vectors=memory_vectors,
         embedder=embedder,
-        threshold=settings.guard_threshold,
-        max_age_days=settings.guard_max_age_days,
-        auto_prune=settings.guard_auto_prune,
-        false_hit_check=settings.guard_false_hit_check,
-        candidates=settings.guard_candidates,
-        mode=settings.guard_mode,
-        thresholds=settings.guard_thresholds,
-        judge_floors=settings.guard_judge_floors,
-        judge=GuardJudge(runtime, prompts, timeout_s=settings.guard_judge_timeout_s)
-        if settings.guard_mode == "judge"
-        else None,
+        judge=GuardJudge(runtime, prompts, timeout_s=settings.guard_judge_timeout_s),
     )
     guard_learning = GuardLearning(
         guard,
