@@ -19,7 +19,6 @@ from eko.chat.service import ChatService
 from eko.config import Settings
 from eko.embed import Embedder, build_embedder
 from eko.events.build import build_event_bus
-from eko.events.publisher import JobEventPublisher
 from eko.events.types import EventBus
 from eko.events.vectors import EventChangeFeed
 from eko.guard.judge import GuardJudge
@@ -27,6 +26,7 @@ from eko.guard.service import GuardService
 from eko.jobs.after_reply import AfterReplyJobs
 from eko.jobs.build import build_job_queue
 from eko.jobs.maintenance import register_maintenance
+from eko.jobs.publisher import JobEventPublisher
 from eko.jobs.queue import JobQueue
 from eko.jobs.registry import JobRegistry
 from eko.llm.providers import build_providers
