@@ -35,7 +35,8 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"eko.embed"}),
     frozenset({"eko.store"}),
     frozenset({"eko.prompts"}),
-    frozenset({"eko.config", "eko.logging", "eko"}),
+    # eko.text: text normalisation shared by every layer, importing nothing from eko.
+    frozenset({"eko.config", "eko.logging", "eko.text", "eko"}),
 )
 # Upward imports tolerated while being removed, as (importing unit, imported unit): an import
 # from the first into the second passes. The last one, chain -> chat, was removed in #31
