@@ -19,7 +19,6 @@ from eko.chat.service import ChatService
 from eko.config import Settings
 from eko.embed import Embedder, build_embedder
 from eko.events.build import build_event_bus
-from eko.events.publisher import JobEventPublisher
 from eko.events.types import EventBus
 from eko.events.vectors import EventChangeFeed
 from eko.guard.judge import GuardJudge
@@ -27,6 +26,7 @@ from eko.guard.service import GuardService
 from eko.jobs.after_reply import AfterReplyJobs
 from eko.jobs.build import build_job_queue
 from eko.jobs.maintenance import register_maintenance
+from eko.jobs.publisher import JobEventPublisher
 from eko.jobs.queue import JobQueue
 from eko.jobs.registry import JobRegistry
 from eko.llm.providers import build_providers
@@ -133,21 +133,12 @@ def build_services(
     )
     feed = EventChangeFeed(events)
     memory_vectors = build_memory_index(vectors, settings, feed=feed, shared_feed=feed.shared)
-    guard = GuardService(
+    guard = GuardService.from_settings(
+        settings,
         database=database,
         vectors=memory_vectors,
         embedder=embedder,
-        threshold=settings.guard_threshold,
-        max_age_days=settings.guard_max_age_days,
-        auto_prune=settings.guard_auto_prune,
-        false_hit_check=settings.guard_false_hit_check,
-        candidates=settings.guard_candidates,
-        mode=settings.guard_mode,
-        thresholds=settings.guard_thresholds,
-        judge_floors=settings.guard_judge_floors,
-        judge=GuardJudge(runtime, prompts, timeout_s=settings.guard_judge_timeout_s)
-        if settings.guard_mode == "judge"
-        else None,
+        judge=GuardJudge(runtime, prompts, timeout_s=settings.guard_judge_timeout_s),
     )
     guard_learning = GuardLearning(
         guard,

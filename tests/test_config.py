@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from eko.config import Settings, default_home, mask_url
+from eko.config import (
+    BUNDLED_MODEL_NAMES,
+    DEFAULT_LOCAL_MODEL,
+    GuardSettings,
+    Settings,
+    default_home,
+    mask_url,
+)
 
 
 def settings(**values: object) -> Settings:
@@ -115,3 +122,31 @@ def test_models_path_shares_one_copy_of_the_models(
     assert settings().models_dir == tmp_path / "shared-models"
     monkeypatch.delenv("EKO_MODELS_PATH")
     assert settings().models_dir == tmp_path / "one-home" / "models"
+
+
+def test_the_bundled_model_names_are_the_catalogs() -> None:
+    # The configuration validates EKO_LOCAL_MODEL without loading the LLM package.
+    from eko.llm.bundled import DEFAULT_BUNDLED_MODEL, bundled_model_names
+
+    assert bundled_model_names() == BUNDLED_MODEL_NAMES
+    assert DEFAULT_LOCAL_MODEL == DEFAULT_BUNDLED_MODEL
+
+
+def test_the_local_model_must_be_a_bundled_one() -> None:
+    assert settings(local_model="gemma-3-270m-q4_k_m").local_model == "gemma-3-270m-q4_k_m"
+    with pytest.raises(ValidationError, match="unknown bundled model 'nope'"):
+        settings(local_model="nope")
+
+
+def test_auto_features_follow_the_primary_provider() -> None:
+    remote = {"kind": "openai", "base_url": "http://llm.test/v1", "model": "m"}
+    assert settings().chain_on is False
+    assert settings(llm_providers=[remote]).chain_on is True
+    assert settings(llm_providers=[remote], chain_enabled=False).chain_on is False
+
+
+def test_a_section_reads_only_its_own_fields() -> None:
+    section = GuardSettings(guard_mode="strict")
+    assert section.guard_mode == "strict"
+    assert not hasattr(section, "database_url")
+    assert isinstance(settings(), GuardSettings)

@@ -4,7 +4,8 @@
       -> short-circuits, in order (quota paywall, memory guard): the first Draft wins, no writer
       -> the writer (simple reply path, or the chat engine): always a Draft
       -> the Draft is stored once (idempotent on the user message)
-      -> after-reply hooks, off the request path (memory, summaries, guard learning)
+      -> after-reply hooks, off the request path (memory, summaries, guard learning):
+         jobs of eko/jobs/after_reply.py
 
 Features plug in here instead of editing the service.
 """
@@ -15,20 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from eko.chat.reply_meta import ReplyMeta
-from eko.memory.recent import RecentWindow
-from eko.store.models import Message, Room, User
+from eko.memory.turn import Turn
 
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """Everything a stage may look at for one user message."""
-
-    user: User
-    room: Room
-    user_message: Message
-    # The turns before the message that the model reads verbatim: read once per message
-    # (ChatService, before the writer) and handed to the context loader, memory and the chain.
-    recent: RecentWindow | None = None
+__all__ = ["Draft", "ShortCircuit", "Turn", "Writer"]
 
 
 @dataclass(slots=True)
@@ -54,11 +44,3 @@ class Writer(Protocol):
     """Produces the answer. Must never raise for model failures: fall back to a safe Draft."""
 
     async def write(self, turn: Turn) -> Draft: ...
-
-
-class AfterReply(Protocol):
-    """Work done after the reply is stored, off the request path; failures are logged only."""
-
-    name: str
-
-    async def after(self, turn: Turn, reply: Message) -> None: ...

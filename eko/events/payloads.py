@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from eko.events.types import Event
-from eko.jobs.types import JobEventKind, JobInfo
 from eko.store.models import Message
 
 
@@ -34,13 +31,3 @@ def message_updated(message: Message) -> Event:
     """A stored message changed in place (a regenerated reply): same shape as message.created."""
     created = message_created(message)
     return Event(type="message.updated", room_id=created.room_id, data=created.data)
-
-
-def job_event(kind: JobEventKind, job: JobInfo) -> Event:
-    data: dict[str, Any] = {
-        "job_id": job.id,
-        "name": job.name,
-        "status": kind,
-        "attempts": job.attempts,
-    }
-    return Event(type=f"job.{kind}", room_id=job.room_id, data=data)

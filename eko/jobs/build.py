@@ -2,33 +2,33 @@
 
 from __future__ import annotations
 
-from eko.config import Settings
+from eko.config import JobsSettings
 from eko.jobs.queue import JobQueue
 from eko.jobs.registry import JobRegistry
 from eko.jobs.types import JobListener
 from eko.store.db import Database
 
 
-def jobs_backend(settings: Settings) -> str:
+def jobs_backend(settings: JobsSettings, database: Database) -> str:
     if settings.jobs_backend != "auto":
         return settings.jobs_backend
-    return "local" if settings.is_sqlite else "procrastinate"
+    return "local" if database.dialect == "sqlite" else "procrastinate"
 
 
 def build_job_queue(
-    settings: Settings,
+    settings: JobsSettings,
     database: Database,
     registry: JobRegistry,
     *,
     listener: JobListener | None = None,
 ) -> JobQueue:
-    if jobs_backend(settings) == "procrastinate":
-        if settings.is_sqlite:
+    if jobs_backend(settings, database) == "procrastinate":
+        if database.dialect == "sqlite":
             raise ValueError("EKO_JOBS_BACKEND=procrastinate needs a PostgreSQL database")
         from eko.jobs.procrastinate_queue import ProcrastinateJobQueue
 
         return ProcrastinateJobQueue(
-            settings.database_url,
+            database.url,
             registry,
             concurrency=settings.jobs_concurrency,
             poll_s=settings.jobs_poll_interval_s,

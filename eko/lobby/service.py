@@ -11,7 +11,7 @@ from typing import Any
 import structlog
 from sqlalchemy import select
 
-from eko.config import Settings
+from eko.config import LobbySettings, Settings
 from eko.embed.base import Embedder
 from eko.events.types import EventBus
 from eko.jobs.registry import JobDefinition, JobRegistry
@@ -55,7 +55,7 @@ class Lobby:
         if summary is not None:
             await self.opportunity.evaluate(summary)
 
-    def register(self, registry: JobRegistry, *, settings: Settings, enqueue: Enqueue) -> None:
+    def register(self, registry: JobRegistry, *, settings: LobbySettings, enqueue: Enqueue) -> None:
         """Periodic ticks (once per window across workers) fan out one job per lobby."""
 
         async def activity_tick(_args: dict[str, Any]) -> None:

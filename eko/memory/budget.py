@@ -1,6 +1,6 @@
 """One character budget for the whole dual context, shared by rule.
 
-The rule (settings in eko/config_context.py), applied to sources each already ranked best
+The rule (settings in eko/config/context.py), applied to sources each already ranked best
 first:
 
 1. **Recent turns** first, at most `recent_max_chars` and `recent_share` of the budget (the

@@ -19,7 +19,7 @@ from eko.store import sqlite_vec
 from eko.store.locks import KeyedLocks
 
 if TYPE_CHECKING:
-    from eko.config import Settings
+    from eko.config import StorageSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +78,7 @@ class Database:
         return self._probe_engine
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Database:
+    def from_settings(cls, settings: StorageSettings) -> Database:
         return cls(
             settings.database_url,
             pool=PoolLimits(

@@ -2,7 +2,8 @@
 last window each periodic schedule ran for.
 
 They exist on both backends (one migration chain); on PostgreSQL the default runner is
-procrastinate, whose own tables are applied by the same migration (eko/jobs/pg_schema.py).
+procrastinate, whose own tables are applied by the same migration
+(eko/store/procrastinate_schema.py).
 """
 
 from __future__ import annotations

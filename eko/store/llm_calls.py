@@ -3,16 +3,44 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import structlog
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.llm.types import LLMCallRecord
 from eko.store.db import Database
 from eko.store.models import LLMCall
 
 log = structlog.get_logger("eko.store")
+
+
+class CallRow(Protocol):
+    """What one row holds: eko.llm.types.LLMCallRecord fits (store sits below llm and does not
+    import it)."""
+
+    @property
+    def purpose(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def input_tokens(self) -> int: ...
+    @property
+    def output_tokens(self) -> int: ...
+    @property
+    def duration_ms(self) -> float: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def room_id(self) -> str | None: ...
+    @property
+    def message_id(self) -> str | None: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def prompt(self) -> str | None: ...
 
 
 class DatabaseCallRecorder:
@@ -21,7 +49,7 @@ class DatabaseCallRecorder:
     def __init__(self, database: Database) -> None:
         self._database = database
 
-    async def record(self, call: LLMCallRecord) -> None:
+    async def record(self, call: CallRow) -> None:
         async with self._database.session() as session:
             session.add(
                 LLMCall(

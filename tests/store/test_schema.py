@@ -8,10 +8,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
-from eko.jobs.pg_schema import is_job_queue_object
 from eko.store.db import Database
 from eko.store.message_search import is_search_object
 from eko.store.migrate import current_revision, head_revision, is_up_to_date, upgrade
+from eko.store.procrastinate_schema import is_job_queue_object
 from eko.store.schema import Base
 
 
@@ -22,7 +22,8 @@ async def test_migrated_database_matches_models(database: Database) -> None:
             d
             for d in compare_metadata(context, Base.metadata)
             # sqlite-vec/pgvector index structures are created lazily, outside the models;
-            # procrastinate's tables (PostgreSQL) come from its own SQL (eko/jobs/pg_schema.py);
+            # procrastinate's tables (PostgreSQL) come from its own SQL
+            # (eko/store/procrastinate_schema.py);
             # the full-text index of messages from raw SQL (migration 0008).
             if not (
                 isinstance(d, tuple)

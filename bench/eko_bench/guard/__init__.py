@@ -31,7 +31,7 @@ from pathlib import Path
 from rich.console import Console
 
 from eko.config import Settings
-from eko.config_guard import GuardMode
+from eko.config.guard import GuardMode
 from eko.embed import build_embedder
 from eko.guard.language import detect_language
 from eko.guard.modes import GuardPolicy, build_policy

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from eko.config_guard import GuardMode
+from eko.config.guard import GuardMode
 from eko.guard.check import BASE_RULES, RULES
 from eko.guard.modes import GuardPolicy
 from eko_bench.guard.metrics import Config, Figures, figures, lowest_threshold, measured

@@ -6,8 +6,8 @@ from typing import Any
 
 from alembic import context
 
-from eko.jobs.pg_schema import is_job_queue_object
 from eko.store.message_search import is_search_object
+from eko.store.procrastinate_schema import is_job_queue_object
 from eko.store.schema import Base
 
 config = context.config

@@ -59,7 +59,7 @@ def upgrade() -> None:
     )
     bind = op.get_bind()
     if bind.dialect.name == "postgresql":
-        from eko.jobs.pg_schema import apply_procrastinate_schema
+        from eko.store.procrastinate_schema import apply_procrastinate_schema
 
         apply_procrastinate_schema(bind)
 
@@ -67,7 +67,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     bind = op.get_bind()
     if bind.dialect.name == "postgresql":
-        from eko.jobs.pg_schema import drop_procrastinate_schema
+        from eko.store.procrastinate_schema import drop_procrastinate_schema
 
         drop_procrastinate_schema(bind)
     op.drop_table("job_schedules")

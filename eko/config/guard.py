@@ -31,6 +31,8 @@ class GuardSettings(BaseModel):
     # Entries older than this are never served and are deleted (on lookups, and `eko cache prune`).
     guard_max_age_days: int = Field(default=180, ge=1)
     guard_auto_prune: bool = True
+    # Periodic schedule (cron, UTC) of that pruning, as a job.
+    guard_prune_cron: str = "43 3 * * *"
     # The second check against false hits (negation, numbers, names, deictic questions, code
     # swaps, name order).
     guard_false_hit_check: bool = True

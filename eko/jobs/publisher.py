@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from eko.events.payloads import job_event
-from eko.events.types import EventBus
+from typing import Any
+
+from eko.events.types import Event, EventBus
 from eko.jobs.types import JobEventKind, JobInfo
+
+
+def job_event(kind: JobEventKind, job: JobInfo) -> Event:
+    data: dict[str, Any] = {
+        "job_id": job.id,
+        "name": job.name,
+        "status": kind,
+        "attempts": job.attempts,
+    }
+    return Event(type=f"job.{kind}", room_id=job.room_id, data=data)
 
 
 class JobEventPublisher:

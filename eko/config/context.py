@@ -1,5 +1,6 @@
-"""Settings of the dual context's single budget and multi-hop recall: a section of
-eko.config.Settings (read from EKO_* like every other setting). See eko/memory/budget.py."""
+"""Settings of the dual context's single budget, multi-hop recall and recall over raw turns:
+sections of eko.config.Settings (read from EKO_* like every other setting). See
+eko/memory/budget.py and eko/memory/turn_recall.py."""
 
 from __future__ import annotations
 
@@ -38,3 +39,29 @@ class ContextBudgetSettings(BaseModel):
     # And back: the facts drawn from the recalled turns join the context (after the facts
     # found by meaning, within the facts share), at most this many. 0: off.
     memory_turn_facts: int = Field(default=5, ge=0, le=50)
+
+
+class RecallSettings(BaseModel):
+    # --- recall over raw turns (eko/memory/turn_recall.py, turn_index.py) ---
+    # Nearest turns by meaning fused with the full-text matches (0: words only). Each user and
+    # assistant message is embedded once (collection "turn"); `eko memory reindex` redoes a room.
+    memory_recall_dense_k: int = Field(default=12, ge=0, le=100)
+    # Each exchange is embedded by an after-reply job as it arrives; a context build embeds
+    # only what a lost job left unindexed among the newest N older than the recent window.
+    # Older gaps wait for `eko memory reindex`. Bounds the cost of a read after an import.
+    memory_recall_catch_up: int = Field(default=64, ge=0, le=10_000)
+    # Turns before and after each of the best `memory_recall_neighbours_head` recalled turns
+    # that come with it (the exchange around it: the question it answers, the answer it got);
+    # the hits below come alone, so the budget holds more of them. A list question ("what
+    # books has she read?") takes none. Chosen on LoCoMo's dev questions (`eko bench context
+    # --split dev-q`): 2 around the best 10 beat 1 around every hit by ~3 points at 8k chars.
+    memory_recall_neighbours: int = Field(default=2, ge=0, le=5)
+    memory_recall_neighbours_head: int = Field(default=10, ge=0, le=100)
+    # A day or month the question names ("on 3 June, 2023", "en août 2023") also recalls that
+    # period's turns that share its other words (eko/memory/dates.py, date_recall.py).
+    memory_recall_dates: bool = True
+    # A question naming one member of the room ("what books has Melanie read?") is mostly
+    # answered by what that member said (95% of LoCoMo's evidence turns for such questions):
+    # their recalled turns come first, this many for each turn by anyone else (who keeps a
+    # place: "what did Melanie's friend tell her?"). 0: off. On dev-q, 4: 84.2% -> 86.2% at 8k.
+    memory_recall_named_speaker: int = Field(default=4, ge=0, le=50)

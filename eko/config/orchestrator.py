@@ -1,15 +1,22 @@
-"""Settings of the orchestrator's output contract: a section of eko.config.Settings."""
+"""Settings of the chat engine's orchestrator (its confidence floor, budget and output
+contract): a section of eko.config.Settings."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 OrchestratorContract = Literal["auto", "full", "compact"]
 
 
 class OrchestratorSettings(BaseModel):
+    # The orchestrator's output is trusted only at this confidence or above (seed: 0.8);
+    # below it the deterministic fallback applies (general intent, light context).
+    orchestrator_min_confidence: float = Field(default=0.8, ge=0, le=1)
+    # Token budget of the orchestrator's JSON answer, and how long it may take before fallback.
+    orchestrator_max_tokens: int = Field(default=160, ge=32, le=2048)
+    orchestrator_timeout_s: float = Field(default=40.0, gt=0)
     # The orchestrator's JSON contract (eko/chat/engine/orchestrator_contract.py): "full" is the
     # seed's (confidence, decision, notes, payload), "compact" only what the backend acts on
     # (intent, context level; a web query and scopes when they exist) — a fifth of the tokens

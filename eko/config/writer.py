@@ -1,4 +1,5 @@
-"""Settings of the response writer's prompt: a section of eko.config.Settings."""
+"""Settings of the response writer (its time limit and prompt): a section of
+eko.config.Settings."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from pydantic import BaseModel, Field
 
 
 class WriterSettings(BaseModel):
+    # The plan executor's timeout of the response writer's node (a model call).
+    chat_writer_timeout_s: float = Field(default=120.0, gt=0)
     # Characters of documentation and of web digest the response writer may put in its prompt.
     chat_writer_docs_max_chars: int = Field(default=4000, ge=200)
     chat_writer_web_max_chars: int = Field(default=1500, ge=200)

@@ -1,0 +1,31 @@
+"""Settings of the lobby (eko/lobby/): a section of eko.config.Settings (which inherits it, so
+it reads from EKO_* like every other setting)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class LobbySettings(BaseModel):
+    # --- the lobby: activity summaries and reflection (eko/lobby/, seed reactive-eko) ---
+    lobby_proactive_enabled: bool = True
+    # The recent window of a lobby, in turns before the message answered (the seed: the last
+    # 20 messages, the mention included; most lobby messages get no answer, so a turn is
+    # mostly one message; a direct room's recent_turns is too short for several people).
+    lobby_recent_turns: int = Field(default=19, ge=1, le=200)
+    # After an intervention, no other one for this long (doubled while questions go
+    # unanswered, up to the cap; an answered one resets it).
+    reflection_cooldown_s: float = Field(default=30 * 60, ge=0)
+    reflection_cooldown_max_s: float = Field(default=8 * 3600, ge=0)
+    # An asked question nobody answered within this long counts as ignored.
+    reflection_answer_window_s: float = Field(default=2 * 3600, gt=0)
+    # Interventions per lobby and UTC day.
+    reflection_max_per_day: int = Field(default=5, ge=0)
+    reflection_cron: str = "0 */3 * * *"
+    # Lobby messages given to the reflection; facts and self items searched around the goal.
+    reflection_recent_messages: int = Field(default=20, ge=1, le=200)
+    reflection_search_k: int = Field(default=5, ge=1, le=50)
+    # The opportunity path (after an activity summary) speaks only at this confidence or above.
+    reflection_opportunity_min_confidence: float = Field(default=0.85, ge=0, le=1)
+    activity_summary_cron: str = "*/10 * * * *"
+    activity_summary_max_messages: int = Field(default=200, ge=1)
