@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 
 
 class VectorMemorySettings(BaseModel):
-    # --- in-memory vector search (eko/store/vectors_memory.py) ---
+    # --- in-memory vector search (eko/store/vectors/memory.py) ---
     # Collections searched in memory in front of the database's own index (kept in step on
     # every write, across workers through the event bus). Empty: every search goes to the
     # database. About 1.6 kB per 384-dim vector: ~155 MB per 100k memory-guard entries or

@@ -26,7 +26,8 @@ from eko.api.deps import (
     StaffUser,
     room_for_user,
 )
-from eko.api.guard_schemas import (
+from eko.api.problems import Problem, problem_responses
+from eko.api.schemas.guard import (
     PERSONA_PATTERN,
     FeedbackIn,
     FeedbackOut,
@@ -40,8 +41,7 @@ from eko.api.guard_schemas import (
     GuardSearchOut,
     GuardValidate,
 )
-from eko.api.problems import Problem, problem_responses
-from eko.api.schemas import MAX_QUERY_INT
+from eko.api.schemas.inputs import MAX_QUERY_INT
 from eko.chat.feedback import FeedbackService, NotAnAnswer
 from eko.chat.memory_guard import GuardLearning
 from eko.embed.base import EmbeddingError

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from eko.api.deps import ChatDep, CurrentUser, DatabaseDep, ServicesDep, room_for_user
 from eko.api.problems import Problem, problem_responses
-from eko.api.schemas import MessageOut
+from eko.api.schemas.rooms import MessageOut
 from eko.api.sse_reply import sse_doc, stream_reply, wants_stream
 from eko.chat.pipeline import Turn
 from eko.chat.service import Exchange, reply_dedupe_key

@@ -11,7 +11,7 @@ from eko.chain.tools.workspace import Workspace, workspace_tools
 from eko.chat.docs.service import DocsService
 from eko.chat.websearch.base import WebSearchProvider
 from eko.memory.items import MemoryItems
-from eko.memory.summary_reads import SummaryReader
+from eko.memory.summaries.reads import SummaryReader
 
 __all__ = [
     "Tool",
