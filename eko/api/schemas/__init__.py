@@ -7,4 +7,6 @@
     guard.py    message feedback and the staff cache audit
     memory.py   memory items, summaries, topics, context
     openai.py   the OpenAI-compatible API
+
+Routers import each body from the module that defines it.
 """

@@ -5,4 +5,6 @@
     calls.py     the model calls that summarize one segment (map, then reduce)
     store.py     writing one summary, its parents, topics and vector in one transaction
     reads.py     listing and searching a room's summaries
+
+Callers import from the module that defines what they use.
 """

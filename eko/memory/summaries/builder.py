@@ -39,11 +39,9 @@ from eko.memory.summaries.calls import (
     SegmentSummarizer,
     child_block,
     l1_blocks,
-    render_children,
-    summary_output_model,
 )
 from eko.memory.summaries.segments import Segment, SegmentFinder
-from eko.memory.summaries.store import COLLECTION, SummaryDraft, SummaryStore, summary_text
+from eko.memory.summaries.store import SummaryDraft, SummaryStore
 from eko.memory.text import one_line
 from eko.memory.topics import SameTopicProposal, Topics, clean_topic_name
 from eko.memory.turns import ChatTurn, TurnStyle
