@@ -7,9 +7,11 @@
 - A stored reply: learned at once when its intent is one the operator listed as cacheable.
 - A member's rating: a cached answer's entry counts it; a thumbs up on a model's answer learns
   it for the rater; a thumbs down takes back what their thumbs up learned.
+- A regenerated reply: the entry learned from it is never served again.
 
-Chat turns a CachedAnswer into its reply and calls the other two from its after-reply hook
-and its feedback service; staff validation reaches the same rules through `learning`.
+Chat turns a CachedAnswer into its reply and calls the others from its after-reply hook, its
+feedback service and the regenerate route; staff validation reaches the same rules through
+`learning`.
 """
 
 from __future__ import annotations
@@ -135,3 +137,9 @@ class ConversationGuard:
         return RatingEffect(
             entry_id=retracted.id if retracted else None, retracted=retracted is not None
         )
+
+    async def forget_reply(self, reply_id: str, *, by: str) -> None:
+        """The reply was rejected (regenerated): the entry learned from it, if any, is obsoleted."""
+        entry = await self._service.by_source_message(reply_id)
+        if entry is not None and entry.status == "active":
+            await self._service.mark_obsolete(entry.id, reason="regenerated", by=by)

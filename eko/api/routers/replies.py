@@ -183,9 +183,7 @@ async def _user_message(
 async def _forget_in_guard(services: Services, reply: Message, user: User) -> None:
     """A rejected reply must not be served from the memory guard again."""
     try:
-        entry = await services.guard.by_source_message(reply.id)
-        if entry is not None and entry.status == "active":
-            await services.guard.mark_obsolete(entry.id, reason="regenerated", by=user.public_id)
+        await services.conversation_guard.forget_reply(reply.id, by=user.public_id)
     except Exception:  # the regeneration matters more than the cache's bookkeeping
         log.warning("chat.regenerate.guard_update_failed", reply_id=reply.id, exc_info=True)
 
