@@ -14,14 +14,16 @@ from eko.chat.engine import ChatEngineParts, build_chat_engine
 from eko.chat.engine.warmup import stable_prefixes, warm_up
 from eko.chat.feedback import FeedbackService
 from eko.chat.memory_context import memory_context_node
-from eko.chat.memory_guard import GuardAutoLearn, GuardLearning, MemoryGuardStage
+from eko.chat.memory_guard import GuardAutoLearn, MemoryGuardStage
 from eko.chat.service import ChatService
 from eko.config import Settings
 from eko.embed import Embedder, build_embedder
 from eko.events.build import build_event_bus
 from eko.events.types import EventBus
 from eko.events.vectors import EventChangeFeed
+from eko.guard.conversation import ConversationGuard
 from eko.guard.judge import GuardJudge
+from eko.guard.replies import GuardLearning
 from eko.guard.service import GuardService
 from eko.jobs.after_reply import AfterReplyJobs
 from eko.jobs.build import build_job_queue
@@ -56,6 +58,9 @@ class Services:
     # Live events for /v1/events (message.created, job.*).
     events: EventBus
     guard: GuardService
+    # The guard's rules for conversations (serve, learn, ratings): what chat and staff
+    # validation call.
+    conversation_guard: ConversationGuard
     feedback: FeedbackService
     memory: Memory
     # The chat engine's parts: node registry, docs scopes, web search, paywall.
@@ -140,11 +145,17 @@ def build_services(
         embedder=embedder,
         judge=GuardJudge(runtime, prompts, timeout_s=settings.guard_judge_timeout_s),
     )
-    guard_learning = GuardLearning(
+    conversation_guard = ConversationGuard(
         guard,
-        database,
+        GuardLearning(
+            guard,
+            database,
+            assistant_name=settings.assistant_name,
+            shared_min_agreeing_users=settings.guard_shared_min_agreeing_users,
+        ),
         assistant_name=settings.assistant_name,
-        shared_min_agreeing_users=settings.guard_shared_min_agreeing_users,
+        enabled=settings.guard_enabled,
+        cacheable_intents=frozenset(settings.guard_cacheable_intents),
     )
     memory = build_memory(
         settings=settings,
@@ -162,9 +173,7 @@ def build_services(
     after_reply = AfterReplyJobs(
         database,
         [
-            GuardAutoLearn(
-                guard_learning, cacheable_intents=frozenset(settings.guard_cacheable_intents)
-            ),
+            GuardAutoLearn(conversation_guard),
             # Memory extraction (facts/self/goals) and hierarchical summaries.
             *memory.after_reply_hooks(),
         ],
@@ -220,9 +229,7 @@ def build_services(
         # first, then the memory guard), before any model call.
         short_circuits=[
             engine.paywall,
-            MemoryGuardStage(
-                guard, assistant_name=settings.assistant_name, enabled=settings.guard_enabled
-            ),
+            MemoryGuardStage(conversation_guard),
         ],
     )
     return Services(
@@ -237,7 +244,8 @@ def build_services(
         jobs=jobs,
         events=events,
         guard=guard,
-        feedback=FeedbackService(database=database, guard=guard, learning=guard_learning),
+        conversation_guard=conversation_guard,
+        feedback=FeedbackService(database=database, guard=conversation_guard),
         memory=memory,
         engine=engine,
         db_health=DatabaseHealthMonitor(database),

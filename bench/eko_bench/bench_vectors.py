@@ -29,8 +29,8 @@ from sqlalchemy import text
 from eko.config import Settings
 from eko.store.db import Database
 from eko.store.vectors import VectorIndex, VectorItem
-from eko.store.vectors_pg import PgVectorIndex
-from eko.store.vectors_sqlite import NumpyIndex, SqliteVecIndex
+from eko.store.vectors.pg import PgVectorIndex
+from eko.store.vectors.sqlite import NumpyIndex, SqliteVecIndex
 from eko_bench.databases import fresh_database
 
 DIM = 384

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from eko.text import fold
 from eko_bench.data_errors import BenchDataError
 
 DEFAULT_QA_FILE = Path(__file__).parent / "data" / "everyday_qa.jsonl"
@@ -63,9 +63,7 @@ def load_questions(path: Path = DEFAULT_QA_FILE) -> list[QAItem]:
 def normalise(text: str) -> str:
     """Lower case, no accents, no punctuation, digit groups joined, single spaces."""
     text = _DIGIT_GROUP.sub("", text)
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    bare = "".join(char for char in decomposed if not unicodedata.combining(char))
-    return " ".join(_NOT_WORD.sub(" ", bare).split())
+    return " ".join(_NOT_WORD.sub(" ", fold(text)).split())
 
 
 def is_right(answer: str, item: QAItem) -> bool:

@@ -20,8 +20,10 @@ from eko.api.middleware import BodyLimitMiddleware, NulInUrlMiddleware, RequestI
 from eko.api.overload import install_overload_handlers
 from eko.api.problems import install_problem_handlers
 from eko.api.routers import (
-    chat_engine,
-    chat_simple,
+    chat_message,
+    chat_one_call,
+    chat_profile,
+    docs,
     events,
     guard,
     health,
@@ -98,8 +100,10 @@ def create_app(
     app.include_router(openai_compat.router)
     app.include_router(guard.router)
     app.include_router(memory.router)
-    app.include_router(chat_engine.router)
-    app.include_router(chat_simple.router)  # POST /v1/chat (eko/chain/)
+    app.include_router(chat_message.router)
+    app.include_router(chat_profile.router)
+    app.include_router(docs.router)
+    app.include_router(chat_one_call.router)  # POST /v1/chat (eko/chain/)
     app.include_router(events.router)
     app.include_router(jobs.router)
     app.include_router(reflection.router)

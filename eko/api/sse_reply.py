@@ -24,7 +24,7 @@ from fastapi import Request
 from fastapi.responses import StreamingResponse
 
 from eko.api.live_follow import Publish, Start, follow, remainder, start_live
-from eko.api.schemas import MessageOut
+from eko.api.schemas.rooms import MessageOut
 from eko.chat.service import Exchange
 from eko.chat.streaming import LiveReply
 from eko.store.models import Message, User

@@ -15,9 +15,10 @@ Deterministic rules, first match wins (case- and accent-insensitive, whole words
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Literal
+
+from eko.text import fold
 
 Complexity = Literal["simple", "reflexive"]
 
@@ -106,12 +107,12 @@ def classify(
     text = message.strip()
     if not text:
         return Classification("simple", "empty")
-    category = _fold(route or "")
-    if category and category in {_fold(c) for c in rules.simple_categories}:
+    category = fold(route or "")
+    if category and category in {fold(c) for c in rules.simple_categories}:
         return Classification("simple", "route_simple")
-    if category and category in {_fold(c) for c in rules.categories}:
+    if category and category in {fold(c) for c in rules.categories}:
         return Classification("reflexive", f"category:{route}")
-    folded = _fold(text)
+    folded = fold(text)
     for keyword in rules.keywords:
         if _has(folded, keyword):
             return Classification("reflexive", f"keyword:{keyword}")
@@ -135,11 +136,6 @@ def classify_complexity(
     return classify(message, route, rules).mode
 
 
-def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
-
-
 def _has(folded_text: str, phrase: str) -> bool:
-    pattern = r"(?<![\w-])" + re.escape(_fold(phrase)) + r"(?![\w-])"
+    pattern = r"(?<![\w-])" + re.escape(fold(phrase)) + r"(?![\w-])"
     return re.search(pattern, folded_text) is not None

@@ -1,24 +1,19 @@
 """A user's rating of an assistant message: stored on the message, and fed to the memory guard.
 
-Thumbs up on a model's answer validates it for that user alone: it becomes an entry of their
-private scope (eko.chat.memory_guard.GuardLearning.learn_feedback), and a vote towards the shared
-scope when agreement is configured. Thumbs down from a user takes back the entry their own thumbs
-up created. Ratings of a cached answer are counted on its entry, for staff to audit.
+What a rating does to the cache is the guard's rule (eko.guard.conversation.ConversationGuard
+.rated): thumbs up on a model's answer validates it for that user alone, thumbs down takes back
+the entry their own thumbs up created, and ratings of a cached answer are counted on its entry.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from sqlalchemy import select
 
-from eko.chat.memory_guard import GuardLearning
-from eko.guard.service import GuardService
+from eko.guard.conversation import ConversationGuard, Rating, RatingEffect
 from eko.store.db import Database
 from eko.store.models import Message, User, utcnow
-
-Rating = Literal["up", "down"]
 
 
 class NotAnAnswer(ValueError):
@@ -29,18 +24,13 @@ class NotAnAnswer(ValueError):
 class FeedbackOutcome:
     message: Message
     rating: Rating
-    entry_id: str | None = None  # the cache entry learned from (or rated through) this message
-    learned: bool = False  # a new entry was created by this feedback
-    refused: str | None = None  # why a thumbs up did not become an entry
-    retracted: bool = False  # a thumbs down took back the entry this user's thumbs up created
+    guard: RatingEffect  # what the rating did to the memory guard
 
 
 class FeedbackService:
-    def __init__(self, *, database: Database, guard: GuardService, learning: GuardLearning) -> None:
+    def __init__(self, *, database: Database, guard: ConversationGuard) -> None:
         self._database = database
         self._guard = guard
-        # Public: staff validation (the API) learns messages through the same rule.
-        self.learning = learning
 
     async def rate(
         self, *, message_id: str, user: User, rating: Rating, comment: str | None = None
@@ -68,25 +58,7 @@ class FeedbackService:
                 "at": utcnow().isoformat(),
             }
             message.meta = {**meta, "feedback": ratings}
-        if message.type == "cached_response":
-            entry_id = (message.meta.get("memory_guard") or {}).get("entry_id")
-            if entry_id and previous != rating:
-                await self._guard.record_feedback(entry_id, rating=rating, previous=previous)
-            return FeedbackOutcome(message, rating, entry_id=entry_id)
-        if rating == "up":
-            outcome = await self.learning.learn_feedback(message, user_public_id=user.public_id)
-            learned = outcome.learned
-            return FeedbackOutcome(
-                message,
-                rating,
-                entry_id=learned.entry.id if learned else None,
-                learned=bool(learned and learned.created),
-                refused=outcome.refused,
-            )
-        retracted = await self.learning.retract_feedback(message, user_public_id=user.public_id)
-        return FeedbackOutcome(
-            message,
-            rating,
-            entry_id=retracted.id if retracted else None,
-            retracted=retracted is not None,
+        effect = await self._guard.rated(
+            message, user_public_id=user.public_id, rating=rating, previous=previous
         )
+        return FeedbackOutcome(message, rating, effect)

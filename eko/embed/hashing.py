@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
-import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
 
 from eko.embed.base import Kind, empty
+from eko.text import fold
 
 _WORD = re.compile(r"\w+")
 # Bigrams weigh less than words: word overlap dominates, word order only nudges.
@@ -54,6 +54,4 @@ class HashEmbedder:
 
 def _words(text: str) -> list[str]:
     # Case and accents do not change a word ("Été" == "ete"), as with a real multilingual model.
-    folded = unicodedata.normalize("NFKD", text.casefold())
-    stripped = "".join(c for c in folded if not unicodedata.combining(c))
-    return _WORD.findall(stripped)
+    return _WORD.findall(fold(text))

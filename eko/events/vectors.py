@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from eko.events.fanout import Subscription, SubscriptionDropped
 from eko.events.types import Event, EventBus
-from eko.store.vectors_changes import VectorChange
+from eko.store.vectors.changes import VectorChange
 
 EVENT_TYPE = "vectors.changed"
 # Item ids per event: a NOTIFY payload holds under 8,000 bytes (ids are 32 characters).

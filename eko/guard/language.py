@@ -17,6 +17,8 @@ import re
 import unicodedata
 from typing import Literal
 
+from eko.text import strip_accents
+
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -52,7 +54,7 @@ def detect_language(text: str) -> Language:
     lowered = unicodedata.normalize("NFKC", text).casefold()
     french = len(_ELISION.findall(lowered)) + sum(c in _FRENCH_LETTERS for c in lowered)
     english = len(re.findall(r"n't\b|'s\b|'re\b|'ll\b|'ve\b|'m\b", lowered))
-    for word in _WORD.findall(_strip_accents(lowered)):
+    for word in _WORD.findall(strip_accents(lowered)):
         if word in _SHARED:
             continue
         french += word in _FRENCH
@@ -60,8 +62,3 @@ def detect_language(text: str) -> Language:
     if french == english:
         return "und"
     return "fr" if french > english else "en"
-
-
-def _strip_accents(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))

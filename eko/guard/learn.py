@@ -1,6 +1,6 @@
 """Learning: store a validated question/answer pair in one scope, and find what was learned.
 
-Who may validate what, and into which scope, is decided by the callers (eko.chat.memory_guard,
+Who may validate what, and into which scope, is decided by the callers (eko.guard.replies,
 the staff routes, eko.guard.agreement); this module only writes what it is given.
 """
 

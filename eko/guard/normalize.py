@@ -11,6 +11,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from eko.text import strip_accents
+
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'", "´": "'", "ʼ": "'"})
 _SPACES = re.compile(r"\s+")
 # Punctuation that does not change what is asked: "How are you ?!" == "how are you".
@@ -81,6 +83,4 @@ def _fold_words(text: str) -> tuple[str, ...]:
     text = re.sub(r"\bwon'?t\b", "will not", text)
     text = re.sub(r"n't\b", " not", text)
     text = re.sub(r"\bn'", "ne ", text)
-    decomposed = unicodedata.normalize("NFKD", text)
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return tuple(_WORD.findall(bare))
+    return tuple(_WORD.findall(strip_accents(text)))

@@ -25,6 +25,7 @@ import unicodedata
 from itertools import combinations
 
 from eko.guard.normalize import STOPWORDS, fold_words
+from eko.text import strip_accents
 
 
 def _words(text: str) -> frozenset[str]:
@@ -168,9 +169,7 @@ def _fold(token: str) -> str:
     lowered = token.casefold().replace("’", "'")
     if lowered in ("ça", "là"):
         return lowered
-    decomposed = unicodedata.normalize("NFKD", lowered)
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return bare.replace("celui-la", "celui-là").replace("celle-la", "celle-là")
+    return strip_accents(lowered).replace("celui-la", "celui-là").replace("celle-la", "celle-là")
 
 
 def _bare_it(text: str) -> bool:

@@ -1,4 +1,4 @@
-"""GuardService: the memory guard's one entry point, built from parts with one purpose each.
+"""GuardService: the memory guard's cache, built from parts with one purpose each.
 
     lookup.py     serve: exact key, then nearest questions, threshold and false-hit check
                   (rules.py), per-language thresholds of the mode (modes.py, language.py),
@@ -8,7 +8,10 @@
     audit.py      staff: list, obsolete, delete, prune, count
     entries.py    the row primitives they share
 
-Callers hold a GuardService (wiring builds one); the parts are not used apart.
+Callers hold a GuardService (wiring builds one); the parts are not used apart. The message
+pipeline goes through ConversationGuard (conversation.py: when to look up, in which scopes,
+when to learn; the learning rules in replies.py), which holds this service; staff routes and
+the CLI use the service directly.
 """
 
 from __future__ import annotations

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
+
+from eko.text import fold as fold_text
 
 _APOSTROPHES = str.maketrans({"’": "'", "`": "'", "ʼ": "'"})
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
@@ -289,8 +290,7 @@ _GENERIC_VALUES = frozenset({"true", "false", "yes", "no", "oui", "non", "none",
 
 def fold(text: str) -> str:
     """Lower case, accents and curly apostrophes folded: 'Où' -> 'ou', 'J’ai' -> "j'ai"."""
-    decomposed = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES).casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    return fold_text(text.translate(_APOSTROPHES))
 
 
 _MENTION = re.compile(r"^\s*@\S+[\s,:;]*")

@@ -9,11 +9,11 @@ such as eko.example.com) are not mentions.
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import cache
 
 from eko.config import Settings
 from eko.store.models import Room
+from eko.text import strip_accents
 
 # Removed before matching: a name inside an address is never a mention.
 _URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)\S+", re.IGNORECASE)
@@ -22,8 +22,7 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 def fold(text: str) -> str:
     """Casefolded, without accents: "Éko" -> "eko". One character in, at most a few out."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    return strip_accents(text).casefold()
 
 
 @cache

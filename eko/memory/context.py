@@ -47,8 +47,8 @@ from eko.memory.query_expansion import QueryExpander
 from eko.memory.recent import RecentReader, RecentWindow
 from eko.memory.relevance import item_min_score, rag_min_score
 from eko.memory.scopes import room_key, turn_keys
-from eko.memory.summaries import COLLECTION as SUMMARY_COLLECTION
-from eko.memory.summary_reads import exact_scores
+from eko.memory.summaries.reads import exact_scores
+from eko.memory.summaries.store import COLLECTION as SUMMARY_COLLECTION
 from eko.memory.topics import Topics
 from eko.memory.turn_index import TurnIndex
 from eko.memory.turn_recall import RecalledTurn

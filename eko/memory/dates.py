@@ -8,9 +8,10 @@ to say which turns to read and is not taken. Relative dates ("last week") are no
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+
+from eko.text import strip_accents
 
 MONTHS = {
     **{
@@ -59,7 +60,7 @@ class Period:
 
 def named_periods(text: str) -> list[Period]:
     """The days and months `text` names, in order of appearance, without repeats."""
-    folded = _fold(text)
+    folded = strip_accents(text.lower())
     found: list[tuple[int, Period]] = []
     taken: list[tuple[int, int]] = []
     for pattern, order in ((_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy"), (_ISO, "ymd")):
@@ -87,8 +88,3 @@ def _day(match: re.Match[str], order: str) -> datetime | None:
         return datetime(int(parts["y"]), month or 0, day, tzinfo=UTC)
     except ValueError:
         return None  # "31 February 2023", "2023-13-01": not a day
-
-
-def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))

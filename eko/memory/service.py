@@ -13,8 +13,8 @@ from eko.memory.extraction import ExtractionHook, MemoryExtractor
 from eko.memory.items import MemoryItems
 from eko.memory.query_expansion import QueryExpander
 from eko.memory.relevance import dedup_min_score
-from eko.memory.summaries import SummaryBuilder, SummaryHook
-from eko.memory.summary_reads import SummaryReader
+from eko.memory.summaries.builder import SummaryBuilder, SummaryHook
+from eko.memory.summaries.reads import SummaryReader
 from eko.memory.topics import Topics
 from eko.memory.turn_index import TurnIndexHook
 from eko.prompts.library import PromptLibrary

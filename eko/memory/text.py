@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 
-_NOT_WORD = re.compile(r"[\W_]+")
+from eko.text import fold_plain
+
 _SPACES = re.compile(r"\s+")
 
 
 def normalize_key(text: str) -> str:
     """Casefolded, accent- and punctuation-free, single-spaced: "Corentin ?" == "corentin"."""
-    folded = unicodedata.normalize("NFKD", text.casefold())
-    stripped = "".join(c for c in folded if not unicodedata.combining(c))
-    return _NOT_WORD.sub(" ", stripped).strip()[:200]
+    return fold_plain(text)[:200]
 
 
 def one_line(text: str) -> str:

@@ -3,7 +3,7 @@
 A turn is one non-assistant message and the assistant messages that follow it (a lobby turn
 may have no answer; a message the assistant posts on its own opens a turn of its own). The same
 rendering feeds the L1 summary input (`render_turn`, each turn whole: the summarizer splits a
-long segment into parts rather than cutting it, see summary_calls.py) and the "Recent
+long segment into parts rather than cutting it, see summaries/calls.py) and the "Recent
 Conversation" block of the dual context (`render_turns` with a budget).
 """
 

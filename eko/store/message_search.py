@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
+
+from eko.text import strip_accents
 
 # Objects of the index that the models do not describe (migrations must not drop them).
 _SEARCH_OBJECTS = ("message_fts", "ix_messages_fts")
@@ -62,8 +63,7 @@ def is_search_object(name: str | None) -> bool:
 def query_words(query: str, ignore: Collection[str] = ()) -> list[str]:
     """The query's significant words, lowercased and accent-folded, in order, deduplicated;
     `ignore`: words (as this returns them) to leave out."""
-    decomposed = unicodedata.normalize("NFKD", query.lower())
-    lowered = "".join(c for c in decomposed if not unicodedata.combining(c))
+    lowered = strip_accents(query.lower())
     words = [
         w for w in _WORD.findall(lowered) if len(w) > 2 and w not in STOPWORDS and w not in ignore
     ]

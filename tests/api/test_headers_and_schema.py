@@ -78,7 +78,7 @@ async def test_every_operation_documents_its_problem_responses(
     assert len(operations) > 30
     for path, method, op in operations:
         if path in OPENAI_COMPATIBLE:
-            continue  # OpenAI's error shape there (eko/api/openai_schemas.py), problem+json too
+            continue  # OpenAI's error shape there (eko/api/schemas/openai.py), problem+json too
         for status in ("400", "413", "422", "503"):
             assert op["responses"][status]["content"] == {PROBLEM: {"schema": problem_ref}}
         assert ("401" in op["responses"]) == path.startswith("/v1"), (method, path)

@@ -7,15 +7,16 @@ from pathlib import Path
 
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ChatMessage, ProviderRequest
+from eko.text import fold_plain
 from eko_bench.context.baselines import BM25, PastTurn, bm25_context, random_context
-from eko_bench.context.content import Context, answer_present, found, normalize, turn_present
+from eko_bench.context.content import Context, answer_present, found, turn_present
 from eko_bench.context.summary_cache import DiskCachedProvider
 
 TURN = "Caroline went to the LGBTQ support group on 7 May and found it really powerful."
 
 
 def test_normalisation_strips_case_accents_and_punctuation() -> None:
-    assert normalize("Élodie, À l'Hôtel-Dieu !") == "elodie a l hotel dieu"
+    assert fold_plain("Élodie, À l'Hôtel-Dieu !") == "elodie a l hotel dieu"
 
 
 def test_a_turn_is_present_verbatim_or_by_most_of_its_content_words() -> None:

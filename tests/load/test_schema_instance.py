@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from eko.chat.engine.orchestrator_contract import output_model
 from eko.memory.extraction import extraction_output_model
-from eko.memory.summaries import summary_output_model
+from eko.memory.summaries.calls import summary_output_model
 from eko_bench.load.schema_instance import minimal_instance
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
-from eko.memory.summaries import render_children
+from eko.memory.summaries.calls import render_children
 from eko.prompts.library import PromptLibrary
 from eko.store.memory_models import Summary, SummaryParent, SummaryTopic, Topic
 from eko.store.models import Embedding, LLMCall

@@ -107,7 +107,7 @@ async def test_after_a_failure_the_hook_waits_before_retrying(
 ) -> None:
     from dataclasses import dataclass
 
-    from eko.memory.summaries import SummaryHook
+    from eko.memory.summaries.builder import SummaryHook
 
     @dataclass(frozen=True)
     class FakeTurn:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from sqlalchemy import select
 
 from eko.llm.providers import FunctionModel
-from eko.memory.summary_calls import pack_blocks, split_text
+from eko.memory.summaries.calls import pack_blocks, split_text
 from eko.store.models import LLMCall, Room, User
 
 from .conftest import MemoryKit, Summarizer

@@ -10,8 +10,8 @@ from sqlalchemy import text
 from eko.config import Settings
 from eko.store.db import Database
 from eko.store.vectors import VectorItem, build_vector_index
-from eko.store.vectors_pg import PgVectorIndex, hnsw_index_name
-from eko.store.vectors_sqlite import NumpyIndex, SqliteVecIndex
+from eko.store.vectors.pg import PgVectorIndex, hnsw_index_name
+from eko.store.vectors.sqlite import NumpyIndex, SqliteVecIndex
 from tests.store.vector_helpers import fill, put, unit
 
 

@@ -19,8 +19,8 @@ from eko.store.vectors import (
     build_memory_index,
     build_vector_index,
 )
-from eko.store.vectors_memory import MemoryVectorIndex
-from eko.store.vectors_partition import Partition
+from eko.store.vectors.memory import MemoryVectorIndex
+from eko.store.vectors.partition import Partition
 
 DIM = 16
 KEYS = ("shared", "user:1", "user:2")
@@ -296,7 +296,7 @@ async def test_index_changes_are_not_sent_to_event_stream_clients() -> None:
     from eko.events.access import EventAccess
     from eko.events.stream import EventStream
     from eko.events.types import Event
-    from eko.store.vectors_changes import VectorChange
+    from eko.store.vectors.changes import VectorChange
 
     class SeesAll:
         async def may_see(self, event: Event) -> bool:

@@ -15,9 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from eko.config import Settings
 from eko.store.db import Database
 from eko.store.vectors import VectorHit, VectorItem, build_memory_index, build_vector_index
-from eko.store.vectors_lru import PartitionLru
-from eko.store.vectors_memory import MemoryVectorIndex
-from eko.store.vectors_partition import Partition, PartitionKey
+from eko.store.vectors.lru import PartitionLru
+from eko.store.vectors.memory import MemoryVectorIndex
+from eko.store.vectors.partition import Partition, PartitionKey
 
 DIM = 16
 ROWS = 10  # per room: one partition of INITIAL_ROWS allocated rows each

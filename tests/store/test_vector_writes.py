@@ -15,7 +15,7 @@ from eko.embed.base import Kind
 from eko.store.db import Database
 from eko.store.models import Embedding
 from eko.store.vectors import ReembedProgress, VectorItem
-from eko.store.vectors_sqlite import vec_table
+from eko.store.vectors.sqlite import vec_table
 from tests.store.vector_helpers import DIM, fill, indexes, put, unit
 
 

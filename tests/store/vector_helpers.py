@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.db import Database
 from eko.store.vectors import VectorIndex, VectorItem
-from eko.store.vectors_pg import PgVectorIndex
-from eko.store.vectors_sqlite import NumpyIndex, SqliteVecIndex
+from eko.store.vectors.pg import PgVectorIndex
+from eko.store.vectors.sqlite import NumpyIndex, SqliteVecIndex
 
 DIM = 32
 

@@ -14,7 +14,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from eko_bench.context.content import content_tokens, normalize
+from eko.text import fold_plain
+from eko_bench.context.content import content_tokens
 
 K1 = 1.5
 B = 0.75
@@ -57,8 +58,8 @@ class BM25:
 
 
 def _terms(text: str) -> list[str]:
-    allowed = content_tokens(normalize(text))
-    return [t for t in normalize(text).split() if t in allowed]
+    allowed = content_tokens(fold_plain(text))
+    return [t for t in fold_plain(text).split() if t in allowed]
 
 
 def fill(turns: Sequence[PastTurn], order: Sequence[int], budget: int) -> str:

@@ -12,13 +12,12 @@ against the questions of another conversation (the "unrelated" control), which m
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
+
+from eko.text import fold_plain
 
 PRESENT_SHARE = 0.8
 MIN_CONTENT_TOKENS = 3
-_NOT_WORD = re.compile(r"[\W_]+")
 # Function words (English: LoCoMo's language; a few French ones for Eko's own rooms).
 _STOP_TEXT = """
     the and for are but not you your yours with this that these those from have has had was
@@ -31,12 +30,6 @@ _STOP_TEXT = """
     les des une est pas que qui pour dans sur avec mais par son ses aux nous vous ils elle
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
-
-
-def normalize(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text.casefold())
-    stripped = "".join(c for c in folded if not unicodedata.combining(c))
-    return " ".join(_NOT_WORD.sub(" ", stripped).split())
 
 
 def content_tokens(normalized: str) -> set[str]:
@@ -53,7 +46,7 @@ class Context:
 
     @classmethod
     def of(cls, text: str) -> Context:
-        normalized = normalize(text)
+        normalized = fold_plain(text)
         return cls(f" {normalized} ", frozenset(normalized.split()), len(text))
 
     def has_phrase(self, normalized: str) -> bool:
@@ -61,7 +54,7 @@ class Context:
 
 
 def turn_present(turn_text: str, context: Context) -> bool:
-    normalized = normalize(turn_text)
+    normalized = fold_plain(turn_text)
     if context.has_phrase(normalized):
         return True
     tokens = content_tokens(normalized)
@@ -71,7 +64,7 @@ def turn_present(turn_text: str, context: Context) -> bool:
 
 
 def answer_present(answer: str, context: Context) -> bool:
-    normalized = normalize(answer)
+    normalized = fold_plain(answer)
     # An answer with no content token ("no", "yes", "a lot") says nothing when it appears.
     return bool(content_tokens(normalized)) and context.has_phrase(normalized)
 

@@ -4,7 +4,7 @@ Per backend and size, one fresh database, then the same queries through each ind
 
 - the database's own index (sqlite-vec or NumPy on SQLite; pgvector HNSW on PostgreSQL, at
   several `hnsw.ef_search`): the baseline;
-- the in-memory index (eko.store.vectors_memory) in front of it: what the service runs.
+- the in-memory index (eko.store.vectors.memory) in front of it: what the service runs.
 
 Per index: p50/p95 of the vector search alone and of the whole GuardService.lookup (exact key +
 vector search + check + usage count), also apart for misses (nothing served: no row read,
@@ -39,8 +39,8 @@ from eko.store.db import Database
 from eko.store.guard_models import GuardEntry
 from eko.store.models import new_id, utcnow
 from eko.store.vectors import VectorHit, VectorIndex, VectorItem, build_vector_index
-from eko.store.vectors_memory import MemoryVectorIndex
-from eko.store.vectors_pg import PgVectorIndex
+from eko.store.vectors.memory import MemoryVectorIndex
+from eko.store.vectors.pg import PgVectorIndex
 from eko_bench.databases import fresh_database
 
 SIZES = (1_000, 10_000, 100_000)

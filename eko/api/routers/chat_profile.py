@@ -11,7 +11,9 @@ from typing import Annotated
 from fastapi import APIRouter, Path, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.api.chat_schemas import (
+from eko.api.deps import CurrentUser, ServicesDep, SessionDep, StaffUser
+from eko.api.problems import Problem, problem_responses
+from eko.api.schemas.chat import (
     FACT_KEY_PATTERN,
     NAME_PATTERN,
     AgentIn,
@@ -23,8 +25,6 @@ from eko.api.chat_schemas import (
     QuotaOut,
     ServiceIn,
 )
-from eko.api.deps import CurrentUser, ServicesDep, SessionDep, StaffUser
-from eko.api.problems import Problem, problem_responses
 from eko.chat.engine.capabilities import compute_capabilities
 from eko.chat.engine.profile import REQUIRED_KEYS, DiscoveryGates, update_settings
 from eko.chat.engine.quota import QuotaStatus

@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, status
 
-from eko.api.chat_schemas import NAME_PATTERN, DocHitOut, DocumentIn, IngestOut, ScopeOut
 from eko.api.deps import CurrentUser, ServicesDep, StaffUser
 from eko.api.problems import Problem, problem_responses
+from eko.api.schemas.chat import NAME_PATTERN, DocHitOut, DocumentIn, IngestOut, ScopeOut
 from eko.embed.base import EmbeddingError
 
 router = APIRouter(prefix="/v1/docs", tags=["docs"])

@@ -26,7 +26,8 @@ from eko.api.deps import (
     StaffUser,
     room_for_user,
 )
-from eko.api.guard_schemas import (
+from eko.api.problems import Problem, problem_responses
+from eko.api.schemas.guard import (
     PERSONA_PATTERN,
     FeedbackIn,
     FeedbackOut,
@@ -40,10 +41,8 @@ from eko.api.guard_schemas import (
     GuardSearchOut,
     GuardValidate,
 )
-from eko.api.problems import Problem, problem_responses
-from eko.api.schemas import MAX_QUERY_INT
+from eko.api.schemas.inputs import MAX_QUERY_INT
 from eko.chat.feedback import FeedbackService, NotAnAnswer
-from eko.chat.memory_guard import GuardLearning
 from eko.embed.base import EmbeddingError
 from eko.guard.scope import Scope, lookup_scopes
 from eko.guard.service import GuardService, NotLearnable
@@ -134,14 +133,15 @@ async def post_feedback(
         )
     except NotAnAnswer as exc:
         raise Problem(422, "not-an-answer", "Not an assistant answer", str(exc)) from exc
+    effect = outcome.guard
     return FeedbackOut(
         message_id=outcome.message.id,
         rating=outcome.rating,
-        entry_id=outcome.entry_id,
-        learned=outcome.learned,
-        refused=outcome.refused,
-        refused_reason=refusal_text(outcome.refused) if outcome.refused else None,
-        retracted=outcome.retracted,
+        entry_id=effect.entry_id,
+        learned=effect.learned,
+        refused=effect.refused,
+        refused_reason=refusal_text(effect.refused) if effect.refused else None,
+        retracted=effect.retracted,
     )
 
 
@@ -278,8 +278,7 @@ async def validate_message(
         raise Problem(
             404, "message-not-found", "Message not found", f"No message {body.message_id!r}."
         )
-    learning: GuardLearning = services.feedback.learning
-    outcome = await learning.learn_reply(
+    outcome = await services.conversation_guard.learning.learn_reply(
         message,
         validated_by="staff",
         author=f"staff:{staff.public_id}",

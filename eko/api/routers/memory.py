@@ -13,7 +13,9 @@ from fastapi import APIRouter, Depends, Query, status
 from sqlalchemy import select
 
 from eko.api.deps import CurrentUser, DatabaseDep, ServicesDep, SettingsDep, room_for_user
-from eko.api.memory_schemas import (
+from eko.api.problems import Problem, problem_responses
+from eko.api.schemas.inputs import MAX_QUERY_INT
+from eko.api.schemas.memory import (
     DualContextOut,
     GoalStatus,
     ItemKind,
@@ -27,8 +29,6 @@ from eko.api.memory_schemas import (
     TopicHitOut,
     TopicOut,
 )
-from eko.api.problems import Problem, problem_responses
-from eko.api.schemas import MAX_QUERY_INT
 from eko.embed.base import EmbeddingError
 from eko.memory.items import NewItem
 from eko.memory.scopes import Visibility, describe, room_key, user_key, visibility

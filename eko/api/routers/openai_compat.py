@@ -23,7 +23,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
 from eko.api.live_follow import follow, remainder, start_live
-from eko.api.openai_schemas import (
+from eko.api.schemas.openai import (
     STREAM_RESPONSE,
     CompletionRequest,
     OpenAIError,

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from eko.api.deps import ChatDep, CurrentUser, DatabaseDep, ServicesDep, room_for_user
 from eko.api.problems import Problem, problem_responses
-from eko.api.schemas import MessageOut
+from eko.api.schemas.rooms import MessageOut
 from eko.api.sse_reply import sse_doc, stream_reply, wants_stream
 from eko.chat.pipeline import Turn
 from eko.chat.service import Exchange, reply_dedupe_key
@@ -183,9 +183,7 @@ async def _user_message(
 async def _forget_in_guard(services: Services, reply: Message, user: User) -> None:
     """A rejected reply must not be served from the memory guard again."""
     try:
-        entry = await services.guard.by_source_message(reply.id)
-        if entry is not None and entry.status == "active":
-            await services.guard.mark_obsolete(entry.id, reason="regenerated", by=user.public_id)
+        await services.conversation_guard.forget_reply(reply.id, by=user.public_id)
     except Exception:  # the regeneration matters more than the cache's bookkeeping
         log.warning("chat.regenerate.guard_update_failed", reply_id=reply.id, exc_info=True)
 

@@ -22,8 +22,8 @@ from eko.api.deps import (
 )
 from eko.api.message_problems import content_problem
 from eko.api.problems import Problem, problem_responses
-from eko.api.schemas import (
-    MAX_QUERY_INT,
+from eko.api.schemas.inputs import MAX_QUERY_INT
+from eko.api.schemas.rooms import (
     ExchangeOut,
     LLMCallOut,
     MemberAdd,

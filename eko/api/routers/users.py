@@ -6,7 +6,7 @@ from fastapi import APIRouter, status
 
 from eko.api.deps import CurrentUser, SessionDep, SettingsDep, StaffUser
 from eko.api.problems import Problem, problem_responses
-from eko.api.schemas import UserCreate, UserCreated, UserOut, UserUpdate
+from eko.api.schemas.rooms import UserCreate, UserCreated, UserOut, UserUpdate
 from eko.store import users as user_repo
 
 router = APIRouter(prefix="/v1", tags=["users"])

@@ -9,7 +9,7 @@ from eko.chain.tools.memory import memory_tools
 from eko.chain.tools.registry import Tool, ToolContext, ToolError, ToolRegistry, ToolResult
 from eko.chain.tools.workspace import Workspace, workspace_tools
 from eko.memory.items import MemoryItems
-from eko.memory.summary_reads import SummaryReader
+from eko.memory.summaries.reads import SummaryReader
 
 __all__ = [
     "DocsSearch",

@@ -12,7 +12,7 @@ from typing import Any
 from eko.chain.tools.registry import Tool, ToolContext, ToolError
 from eko.memory.items import MemoryItems, NewItem
 from eko.memory.scopes import turn_keys, write_key
-from eko.memory.summary_reads import SummaryReader
+from eko.memory.summaries.reads import SummaryReader
 
 MAX_HITS = 5
 _QUERY = {"type": "string", "minLength": 1, "maxLength": 500}

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eko.api.schemas import InputText
+from eko.api.schemas.inputs import InputText
 from eko.chain.report import FallbackReason
 from eko.store.models import Message
 

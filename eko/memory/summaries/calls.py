@@ -24,7 +24,7 @@ from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
 from eko.memory.clock import as_utc
 from eko.memory.outputs import Confidence, bounded_list, bounded_text
-from eko.memory.summary_segments import Segment
+from eko.memory.summaries.segments import Segment
 from eko.memory.turns import TurnStyle, group_turns, render_turn
 from eko.prompts.library import PromptLibrary
 from eko.store.memory_models import Summary

@@ -3,13 +3,12 @@
 All vectors live in the `embeddings` table, one row per (collection, item_id); a backend keeps
 its own index in step with that table:
 
-- SqliteVecIndex (vectors_sqlite): a sqlite-vec `vec0` table per dimension in the SQLite file;
-- NumpyIndex (vectors_sqlite): exact search over the stored blobs, when sqlite-vec cannot load;
-- PgVectorIndex (vectors_pg): a pgvector HNSW index per dimension on PostgreSQL;
-- MemoryVectorIndex (vectors_memory): chosen collections held in memory in front of another.
+- SqliteVecIndex (vectors.sqlite): a sqlite-vec `vec0` table per dimension in the SQLite file;
+- NumpyIndex (vectors.sqlite): exact search over the stored blobs, when sqlite-vec cannot load;
+- PgVectorIndex (vectors.pg): a pgvector HNSW index per dimension on PostgreSQL;
+- MemoryVectorIndex (vectors.memory): chosen collections held in memory in front of another.
 
-Imports point one way: backends -> vectors_base -> vectors_rows; vectors.py (the factory)
-imports the backends.
+Imports point one way: backends -> base -> rows; build.py (the factory) imports the backends.
 
 Rules every backend keeps: a search compares only rows of the query's model and dimension
 (vector spaces never mix), and only rows whose visibility `key` is one of the given keys.
@@ -30,7 +29,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.models import Embedding
-from eko.store.vectors_rows import WRITE_CHUNK, chunks, write_rows
+from eko.store.vectors.rows import WRITE_CHUNK, chunks, write_rows
 
 __all__ = [
     "WRITE_CHUNK",

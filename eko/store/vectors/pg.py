@@ -18,8 +18,8 @@ import structlog
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.store.vectors_base import VectorHit, VectorIndex, hits_from_rows, query_vector
-from eko.store.vectors_rows import vector_literal
+from eko.store.vectors.base import VectorHit, VectorIndex, hits_from_rows, query_vector
+from eko.store.vectors.rows import vector_literal
 
 log = structlog.get_logger("eko.store")
 

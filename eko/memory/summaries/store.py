@@ -8,7 +8,7 @@ from typing import Any
 
 from eko.memory.clock import as_utc
 from eko.memory.scopes import room_key
-from eko.memory.summary_segments import Segment
+from eko.memory.summaries.segments import Segment
 from eko.memory.topics import SameTopicProposal, Topics
 from eko.store.db import Database
 from eko.store.memory_models import Summary, SummaryParent

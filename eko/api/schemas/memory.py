@@ -7,9 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eko.api.schemas import InputText
+from eko.api.schemas.inputs import InputText
 from eko.memory.context_parts import DualContext
-from eko.memory.summary_reads import SummaryView
+from eko.memory.summaries.reads import SummaryView
 from eko.memory.topics import TopicView
 from eko.store.memory_models import MemoryItem
 

@@ -10,9 +10,9 @@
 Each summary is `{conversation_summary, actions_summary}` with char_range_start/end in the
 room's raw characters, its parents, topics, an embedding, and the period it covers.
 
-Work is computed from what is stored, never from a queue (summary_segments.py). A segment
-larger than the summarizer's input is summarized in parts then merged (summary_calls.py): no
-turn is left out. A summary is written in one transaction (summary_store.py) and (room, level,
+Work is computed from what is stored, never from a queue (segments.py). A segment
+larger than the summarizer's input is summarized in parts then merged (calls.py): no
+turn is left out. A summary is written in one transaction (store.py) and (room, level,
 char_range_start) is unique, so a crash mid-way leaves no gap (the segment is simply redone)
 and two builders racing make one summary (the loser's insert fails and it moves on). A model
 failure stops the run; the next trigger retries the same segment. A backlog is caught up in
@@ -34,16 +34,14 @@ from eko.config import Settings
 from eko.embed.base import Embedder, EmbeddingError
 from eko.llm.errors import LLMError
 from eko.llm.runtime import LLMRuntime
-from eko.memory.summary_calls import (
+from eko.memory.summaries.calls import (
     SegmentInput,
     SegmentSummarizer,
     child_block,
     l1_blocks,
-    render_children,
-    summary_output_model,
 )
-from eko.memory.summary_segments import Segment, SegmentFinder
-from eko.memory.summary_store import COLLECTION, SummaryDraft, SummaryStore, summary_text
+from eko.memory.summaries.segments import Segment, SegmentFinder
+from eko.memory.summaries.store import SummaryDraft, SummaryStore
 from eko.memory.text import one_line
 from eko.memory.topics import SameTopicProposal, Topics, clean_topic_name
 from eko.memory.turns import ChatTurn, TurnStyle
@@ -53,16 +51,7 @@ from eko.store.memory_models import Summary
 from eko.store.models import Message, User
 from eko.store.vectors import VectorIndex
 
-__all__ = [
-    "COLLECTION",
-    "CatchUpResult",
-    "Segment",
-    "SummaryBuilder",
-    "SummaryHook",
-    "render_children",
-    "summary_output_model",
-    "summary_text",
-]
+__all__ = ["CatchUpResult", "SummaryBuilder", "SummaryHook"]
 
 log = structlog.get_logger("eko.memory")
 

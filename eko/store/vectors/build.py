@@ -1,13 +1,4 @@
-"""Vector search for every feature (memory guard, doc chunks, memory items, summaries): the
-factory that picks a backend, and the names callers import.
-
-    vectors_base.py       the interface (VectorIndex) and its types
-    vectors_rows.py       the SQL writing `embeddings` rows
-    vectors_sqlite.py     sqlite-vec `vec0` tables; exact NumPy search when sqlite-vec is missing
-    vectors_pg.py         pgvector, one HNSW index per dimension
-    vectors_memory.py     chosen collections held in memory in front of another backend
-    vectors_partition.py  one in-memory partition (one float32 matrix)
-"""
+"""The factory that picks a vector backend for a database (see eko.store.vectors)."""
 
 from __future__ import annotations
 
@@ -15,45 +6,17 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from eko.store.vectors_base import (
-    WRITE_CHUNK,
-    Kind,
-    ReembedProgress,
-    SessionFactory,
-    TextEmbedder,
-    VectorHit,
-    VectorIndex,
-    VectorItem,
-    chunks,
-    hits_from_rows,
-    query_vector,
-    unit_rows,
-)
-from eko.store.vectors_changes import ChangeFeed
-from eko.store.vectors_memory import MemoryVectorIndex
-from eko.store.vectors_pg import PgVectorIndex
-from eko.store.vectors_sqlite import NumpyIndex, SqliteVecIndex
+from eko.store.vectors.base import VectorIndex
+from eko.store.vectors.changes import ChangeFeed
+from eko.store.vectors.memory import MemoryVectorIndex
+from eko.store.vectors.pg import PgVectorIndex
+from eko.store.vectors.sqlite import NumpyIndex, SqliteVecIndex
 
 if TYPE_CHECKING:
     from eko.config import Settings
     from eko.store.db import Database
 
-__all__ = [
-    "WRITE_CHUNK",
-    "Kind",
-    "ReembedProgress",
-    "SessionFactory",
-    "TextEmbedder",
-    "VectorHit",
-    "VectorIndex",
-    "VectorItem",
-    "build_memory_index",
-    "build_vector_index",
-    "chunks",
-    "hits_from_rows",
-    "query_vector",
-    "unit_rows",
-]
+__all__ = ["build_memory_index", "build_vector_index"]
 
 log = structlog.get_logger("eko.store")
 

@@ -19,7 +19,7 @@ from sqlalchemy import bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.models import Embedding
-from eko.store.vectors_base import (
+from eko.store.vectors.base import (
     WRITE_CHUNK,
     VectorHit,
     VectorIndex,

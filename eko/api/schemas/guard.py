@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eko.api.schemas import InputText
+from eko.api.schemas.inputs import InputText
 from eko.guard.scope import Scope
 from eko.guard.validation import MAX_ANSWER_CHARS, MAX_QUESTION_CHARS
 from eko.store.guard_models import GuardEntry

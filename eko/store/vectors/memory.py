@@ -29,17 +29,17 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
-from eko.store.vectors_base import (
+from eko.store.vectors.base import (
     VectorHit,
     VectorIndex,
     VectorItem,
     query_vector,
     unit_rows,
 )
-from eko.store.vectors_changes import ChangeFeed, ChangeSubscription, VectorChange
-from eko.store.vectors_lru import PartitionLru
-from eko.store.vectors_memory_read import items_after, newest_id, read_items, read_scope
-from eko.store.vectors_partition import Partition, PartitionKey
+from eko.store.vectors.changes import ChangeFeed, ChangeSubscription, VectorChange
+from eko.store.vectors.lru import PartitionLru
+from eko.store.vectors.memory_read import items_after, newest_id, read_items, read_scope
+from eko.store.vectors.partition import Partition, PartitionKey
 
 log = structlog.get_logger("eko.store")
 
@@ -77,7 +77,7 @@ class MemoryVectorIndex(VectorIndex):
         max_bytes: int = 0,
     ) -> None:
         """`approximate_above` > 0: a partition loaded with more rows is split into cells and
-        searched in its `probes` nearest cells only (eko.store.vectors_ivf); 0: always exact."""
+        searched in its `probes` nearest cells only (eko.store.vectors.ivf); 0: always exact."""
         self.inner = inner
         self.approximate_above = approximate_above
         self.probes = probes

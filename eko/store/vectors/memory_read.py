@@ -15,8 +15,8 @@ from sqlalchemy import ColumnElement, LargeBinary, func, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.models import Embedding
-from eko.store.vectors_base import unit_rows
-from eko.store.vectors_rows import WRITE_CHUNK, chunks
+from eko.store.vectors.base import unit_rows
+from eko.store.vectors.rows import WRITE_CHUNK, chunks
 
 _PG_HEADER_FLOATS = 1  # int16 dim + int16 unused
 

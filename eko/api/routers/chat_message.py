@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from eko.api.chat_schemas import ChatMessageIn, ChatMessageOut, QuotaOut
 from eko.api.deps import ChatDep, CurrentUser, DatabaseDep, SessionDep, room_for_user
 from eko.api.problems import Problem, problem_responses
-from eko.api.schemas import MessageOut
+from eko.api.schemas.chat import ChatMessageIn, ChatMessageOut, QuotaOut
+from eko.api.schemas.rooms import MessageOut
 from eko.chat.engine.quota import QuotaStatus
 from eko.chat.pipeline import Turn
 from eko.store import messages as message_repo

@@ -4,7 +4,7 @@ Rows live in one float32 matrix (grown by half again when full, like a list); a 
 matrix product over the filled rows, so it is exact. A removal moves the last row into the hole,
 so the filled rows stay contiguous.
 
-A large partition may be split into cells (eko.store.vectors_ivf): its rows are then ordered
+A large partition may be split into cells (eko.store.vectors.ivf): its rows are then ordered
 by cell, so a search multiplies only the contiguous slices of the cells nearest the query
 (approximate). Rows written after the split go to a tail that every search scans; a row removed
 from the ordered part is only marked dead. Reloading the partition splits it afresh.
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from eko.store import vectors_ivf
+from eko.store.vectors import ivf
 
 # Rows allocated for a new partition before it grows.
 INITIAL_ROWS = 16
@@ -83,8 +83,8 @@ class Partition:
         n = self._rows
         if n == 0:
             return
-        centroids = vectors_ivf.train(self._matrix[:n], cells=vectors_ivf.cells_for(n), seed=seed)
-        cells = vectors_ivf.assign(self._matrix[:n], centroids)
+        centroids = ivf.train(self._matrix[:n], cells=ivf.cells_for(n), seed=seed)
+        cells = ivf.assign(self._matrix[:n], centroids)
         order = np.argsort(cells, kind="stable")
         self._matrix[:n] = self._matrix[:n][order]
         self._embedding_ids[:n] = self._embedding_ids[:n][order]
@@ -148,7 +148,7 @@ class Partition:
         else:
             spans = [
                 (int(self._cell_start[c]), int(self._cell_start[c + 1]))
-                for c in vectors_ivf.probe(self._centroids, query, self.probes).tolist()
+                for c in ivf.probe(self._centroids, query, self.probes).tolist()
             ]
             spans.append((self._ordered, self._rows))
             spans = [(start, end) for start, end in spans if end > start]

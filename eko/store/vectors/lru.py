@@ -2,7 +2,7 @@
 
 `PartitionLru` keeps the partitions in the order they were last searched (least recent
 first), the bytes each holds and their sum, and which ones a search under way uses (pinned:
-never chosen). `evict` removes the chosen ones from the index's maps (eko.store.vectors_memory
+never chosen). `evict` removes the chosen ones from the index's maps (eko.store.vectors.memory
 calls it in every search, after any load: O(1) under the cap); the next search that needs a
 dropped partition reads it whole again from the database (the truth).
 
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 import structlog
 
-from eko.store.vectors_partition import Partition, PartitionKey
+from eko.store.vectors.partition import Partition, PartitionKey
 
 log = structlog.get_logger("eko.store")
 

@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eko.api.schemas import InputJson, InputText, MessageOut
+from eko.api.schemas.inputs import InputJson, InputText
+from eko.api.schemas.rooms import MessageOut
 from eko.chat.engine.quota import QuotaStatus
 from eko.store.chat_models import UserFact
 

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.embed.base import Embedder
 from eko.memory.scopes import room_key
-from eko.memory.summaries import COLLECTION
+from eko.memory.summaries.store import COLLECTION
 from eko.memory.topics import Topics
 from eko.store.db import Database
 from eko.store.memory_models import Summary, SummaryParent

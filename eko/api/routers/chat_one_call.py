@@ -10,10 +10,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.api.chain_schemas import ChatIn, ChatOut
 from eko.api.deps import ChatDep, CurrentUser, DatabaseDep, SettingsDep, room_for_user
 from eko.api.message_problems import content_problem
 from eko.api.problems import problem_responses
+from eko.api.schemas.chain import ChatIn, ChatOut
 from eko.chat.service import EmptyMessage, MessageTooLong
 from eko.store import rooms as room_repo
 from eko.store.models import Room, User
