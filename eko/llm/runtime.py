@@ -99,12 +99,17 @@ class LLMRuntime:
         settings: Settings,
         recorder: CallRecorder | None = None,
         *,
+        providers: Sequence[Provider] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> LLMRuntime:
+        """The runtime the settings describe: over `providers` when given, else over the
+        configured ones (built with `transport`)."""
         from eko.llm.providers.factory import build_providers
 
+        if providers is None:
+            providers = build_providers(settings, transport=transport)
         return cls(
-            build_providers(settings, transport=transport),
+            providers,
             recorder,
             debug_dump_prompts=settings.debug_dump_prompts,
             default_max_tokens=settings.llm_max_tokens,
