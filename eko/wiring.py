@@ -31,7 +31,6 @@ from eko.jobs.maintenance import register_maintenance
 from eko.jobs.publisher import JobEventPublisher
 from eko.jobs.queue import JobQueue
 from eko.jobs.registry import JobRegistry
-from eko.llm.providers import build_providers
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import Provider
 from eko.lobby.service import Lobby, build_lobby
@@ -111,16 +110,8 @@ def build_services(
 ) -> Services:
     database = database or Database.from_settings(settings)
     prompts = PromptLibrary()
-    providers = list(providers) if providers is not None else build_providers(settings)
-    runtime = LLMRuntime(
-        providers,
-        DatabaseCallRecorder(database),
-        debug_dump_prompts=settings.debug_dump_prompts,
-        default_max_tokens=settings.llm_max_tokens,
-        default_temperature=settings.llm_temperature,
-        assistant_name=settings.assistant_name,
-        breaker_failures=settings.llm_breaker_failures,
-        breaker_cooldown_s=settings.llm_breaker_cooldown_s,
+    runtime = LLMRuntime.from_settings(
+        settings, DatabaseCallRecorder(database), providers=providers
     )
     embedder = embedder or build_embedder(settings)
     events = build_event_bus(settings, database)
@@ -236,7 +227,7 @@ def build_services(
         settings=settings,
         database=database,
         prompts=prompts,
-        providers=providers,
+        providers=runtime.providers,
         runtime=runtime,
         embedder=embedder,
         vectors=vectors,

@@ -30,6 +30,11 @@ topics_app = typer.Typer(help="Topics named by the summaries.", no_args_is_help=
 T = TypeVar("T")
 PREVIEW_CHARS = 90
 
+# The arguments several commands take.
+RoomArg = Annotated[str, typer.Argument(help="Room id.")]
+QueryArg = Annotated[str, typer.Argument(help="Text to search for.")]
+TopK = Annotated[int, typer.Option(min=1, max=50)]
+
 
 def _with_services(work: Callable[[Services], Awaitable[T]]) -> T:
     async def go() -> T:
@@ -46,6 +51,11 @@ async def _check_room(services: Services, room_id: str) -> None:
     async with services.database.session() as session:
         if await room_repo.get_room(session, room_id=room_id) is None:
             fail(f"no room {room_id!r}")
+
+
+def _check_query(query: str) -> None:
+    if not query.strip():
+        fail("the query is empty")
 
 
 def _check_choice(value: str | None, choices: tuple[str, ...], what: str) -> None:
@@ -92,15 +102,14 @@ def list_items(
 
 @app.command("search")
 def search_items(
-    query: Annotated[str, typer.Argument(help="Text to search for.")],
+    query: QueryArg,
     kind: Annotated[str | None, typer.Option(help="fact, self or goal.")] = None,
     scope: Annotated[str | None, typer.Option(help="Only this scope (default: all).")] = None,
-    k: Annotated[int, typer.Option(min=1, max=50)] = 5,
+    k: TopK = 5,
 ) -> None:
     """The items closest to QUERY."""
     _check_choice(kind, MEMORY_KINDS, "kind")
-    if not query.strip():
-        fail("the query is empty")
+    _check_query(query)
 
     async def work(services: Services) -> list[Any]:
         keys = [scope] if scope else await services.memory.items.all_scopes()
@@ -179,7 +188,7 @@ def item_sources(item_id: Annotated[str, typer.Argument(help="The item's id.")])
 
 @summaries_app.command("list")
 def list_summaries(
-    room: Annotated[str, typer.Argument(help="Room id.")],
+    room: RoomArg,
     level: Annotated[int | None, typer.Option(min=1, help="Only this level.")] = None,
     limit: Annotated[int, typer.Option(min=1, max=1000)] = 50,
 ) -> None:
@@ -194,14 +203,13 @@ def list_summaries(
 
 @summaries_app.command("search")
 def search_summaries(
-    room: Annotated[str, typer.Argument(help="Room id.")],
-    query: Annotated[str, typer.Argument(help="Text to search for.")],
+    room: RoomArg,
+    query: QueryArg,
     topic: Annotated[str | None, typer.Option(help="Only this topic (id or name).")] = None,
-    k: Annotated[int, typer.Option(min=1, max=50)] = 5,
+    k: TopK = 5,
 ) -> None:
     """The room's summaries closest to QUERY."""
-    if not query.strip():
-        fail("the query is empty")
+    _check_query(query)
 
     async def work(services: Services) -> list[Any]:
         await _check_room(services, room)
@@ -233,7 +241,7 @@ def _print_summaries(views: list[Any], *, title: str) -> None:
 
 @summaries_app.command("build")
 def build_summaries(
-    room: Annotated[str, typer.Argument(help="Room id.")],
+    room: RoomArg,
     max_new: Annotated[int | None, typer.Option(min=1, help="Stop after this many.")] = None,
 ) -> None:
     """Catch a room's summary backlog up now, oldest first, with a progress bar."""
@@ -321,7 +329,7 @@ def reindex_turns(
 
 @topics_app.command("list")
 def list_topics(
-    room: Annotated[str, typer.Argument(help="Room id.")],
+    room: RoomArg,
     merged: Annotated[bool, typer.Option("--merged", help="Show merged topics too.")] = False,
 ) -> None:
     """A room's topics: aliases (merged names), related topics, summary counts."""
@@ -351,13 +359,12 @@ def list_topics(
 
 @topics_app.command("search")
 def search_topics(
-    room: Annotated[str, typer.Argument(help="Room id.")],
-    query: Annotated[str, typer.Argument(help="Text to search for.")],
-    k: Annotated[int, typer.Option(min=1, max=50)] = 5,
+    room: RoomArg,
+    query: QueryArg,
+    k: TopK = 5,
 ) -> None:
     """The room's topics closest to QUERY (merged names lead to the topic they merged into)."""
-    if not query.strip():
-        fail("the query is empty")
+    _check_query(query)
 
     async def work(services: Services) -> list[Any]:
         await _check_room(services, room)

@@ -16,11 +16,8 @@ the CLI use the service directly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
-
-import numpy as np
 
 from eko.config.guard import GuardMode, GuardSettings
 from eko.embed.base import Embedder
@@ -31,9 +28,7 @@ from eko.guard.judge import GuardJudge
 from eko.guard.learn import GuardWriter, Learned, NotLearnable
 from eko.guard.lookup import GuardLookup, Hit, Lookup, judged_meta
 from eko.guard.modes import GuardPolicy, build_policy
-from eko.guard.scope import Scope
 from eko.store.db import Database
-from eko.store.guard_models import GuardEntry
 from eko.store.vectors import VectorIndex
 
 __all__ = [
@@ -91,6 +86,19 @@ class GuardService:
             false_hit_check=false_hit_check,
             candidates=candidates,
         )
+        # The operations that are one part's own, under the same name: its signature and
+        # docstring (lookup.py, learn.py, audit.py, entries.py), not a copy of them.
+        self.lookup = self._lookup.lookup
+        self.learn = self._writer.learn
+        self.by_source_message = self._writer.by_source_message
+        self.learned_from = self._writer.learned_from
+        self.record_feedback = self._writer.record_feedback
+        self.get = self._entries.get
+        self.list_entries = self._audit.list_entries
+        self.mark_obsolete = self._audit.mark_obsolete
+        self.delete = self._audit.delete
+        self.prune = self._audit.prune
+        self.count = self._audit.count
 
     @classmethod
     def from_settings(
@@ -139,95 +147,6 @@ class GuardService:
     def expiry_cutoff(self) -> datetime:
         return self._entries.expiry_cutoff()
 
-    # --- lookup ---
-
-    async def lookup(
-        self,
-        question: str,
-        scopes: Sequence[Scope],
-        *,
-        record_use: bool = True,
-        vector: np.ndarray | None = None,
-        threshold: float | None = None,
-        room_id: str | None = None,
-        message_id: str | None = None,
-    ) -> Lookup:
-        """The entry that answers `question` in these scopes, if any (see lookup.py)."""
-        return await self._lookup.lookup(
-            question,
-            scopes,
-            record_use=record_use,
-            vector=vector,
-            threshold=threshold,
-            room_id=room_id,
-            message_id=message_id,
-        )
-
-    # --- learning ---
-
-    async def learn(
-        self,
-        *,
-        question: str,
-        answer: str,
-        scope: Scope,
-        meta: Mapping[str, Any] | None = None,
-        source_message_id: str | None = None,
-    ) -> Learned:
-        """Store a validated pair in `scope` (the caller decided the scope). Raises
-        NotLearnable."""
-        return await self._writer.learn(
-            question=question,
-            answer=answer,
-            scope=scope,
-            meta=meta,
-            source_message_id=source_message_id,
-        )
-
-    async def by_source_message(self, message_id: str) -> GuardEntry | None:
-        return await self._writer.by_source_message(message_id)
-
-    async def learned_from(self, scope: Scope, question: str, message_id: str) -> GuardEntry | None:
-        return await self._writer.learned_from(scope, question, message_id)
-
     async def settle_agreement(self, *, persona: str, question: str, min_users: int) -> Settled:
         """Promote (or withdraw) the shared answer to `question` by its members' votes."""
         return await self._agreement.settle(persona=persona, question=question, min_users=min_users)
-
-    async def record_feedback(
-        self, entry_id: str, *, rating: str, previous: str | None = None
-    ) -> None:
-        await self._writer.record_feedback(entry_id, rating=rating, previous=previous)
-
-    # --- staff ---
-
-    async def get(self, entry_id: str) -> GuardEntry | None:
-        return await self._entries.get(entry_id)
-
-    async def list_entries(
-        self,
-        *,
-        scope: str | None = None,
-        persona: str | None = None,
-        status: str | None = None,
-        text: str | None = None,
-        limit: int = 50,
-        offset: int = 0,
-    ) -> tuple[list[GuardEntry], int]:
-        return await self._audit.list_entries(
-            scope=scope, persona=persona, status=status, text=text, limit=limit, offset=offset
-        )
-
-    async def mark_obsolete(
-        self, entry_id: str, *, reason: str = "staff", by: str | None = None
-    ) -> GuardEntry | None:
-        return await self._audit.mark_obsolete(entry_id, reason=reason, by=by)
-
-    async def delete(self, entry_id: str) -> bool:
-        return await self._audit.delete(entry_id)
-
-    async def prune(self, *, limit: int | None = None, dry_run: bool = False) -> int:
-        return await self._audit.prune(limit=limit, dry_run=dry_run)
-
-    async def count(self) -> dict[str, int]:
-        return await self._audit.count()

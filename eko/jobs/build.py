@@ -5,7 +5,7 @@ from __future__ import annotations
 from eko.config import JobsSettings
 from eko.jobs.queue import JobQueue
 from eko.jobs.registry import JobRegistry
-from eko.jobs.types import JobListener
+from eko.jobs.types import JobListener, WorkerOptions
 from eko.store.db import Database
 
 
@@ -22,6 +22,13 @@ def build_job_queue(
     *,
     listener: JobListener | None = None,
 ) -> JobQueue:
+    worker = WorkerOptions(
+        concurrency=settings.jobs_concurrency,
+        poll_s=settings.jobs_poll_interval_s,
+        stalled_after_s=settings.jobs_stalled_after_s,
+        shutdown_grace_s=settings.jobs_shutdown_grace_s,
+        model_wait_s=settings.jobs_model_wait_s,
+    )
     if jobs_backend(settings, database) == "procrastinate":
         if database.dialect == "sqlite":
             raise ValueError("EKO_JOBS_BACKEND=procrastinate needs a PostgreSQL database")
@@ -30,11 +37,7 @@ def build_job_queue(
         return ProcrastinateJobQueue(
             database.url,
             registry,
-            concurrency=settings.jobs_concurrency,
-            poll_s=settings.jobs_poll_interval_s,
-            stalled_after_s=settings.jobs_stalled_after_s,
-            shutdown_grace_s=settings.jobs_shutdown_grace_s,
-            model_wait_s=settings.jobs_model_wait_s,
+            worker=worker,
             listener=listener,
         )
     from eko.jobs.local import LocalJobQueue
@@ -42,11 +45,7 @@ def build_job_queue(
     return LocalJobQueue(
         database,
         registry,
-        concurrency=settings.jobs_concurrency,
-        poll_s=settings.jobs_poll_interval_s,
-        stalled_after_s=settings.jobs_stalled_after_s,
-        shutdown_grace_s=settings.jobs_shutdown_grace_s,
-        model_wait_s=settings.jobs_model_wait_s,
+        worker=worker,
         burst_on_enqueue=settings.jobs_worker_in_process,
         listener=listener,
     )

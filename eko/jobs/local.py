@@ -27,7 +27,14 @@ from eko.jobs import local_store as store
 from eko.jobs.backoff import Backoff
 from eko.jobs.periodic import PeriodicScheduler
 from eko.jobs.registry import JobRegistry, UnknownJob
-from eko.jobs.types import JobEventKind, JobInfo, JobListener, JobStatus, RetryLater
+from eko.jobs.types import (
+    JobEventKind,
+    JobInfo,
+    JobListener,
+    JobStatus,
+    RetryLater,
+    WorkerOptions,
+)
 from eko.store.db import Database
 from eko.store.jobs_models import Job
 from eko.store.models import utcnow
@@ -43,23 +50,15 @@ class LocalJobQueue:
         database: Database,
         registry: JobRegistry,
         *,
-        concurrency: int = 2,
-        poll_s: float = 2.0,
+        worker: WorkerOptions = WorkerOptions(),
         heartbeat_s: float = 5.0,
-        stalled_after_s: float = 30.0,
-        shutdown_grace_s: float = 10.0,
-        model_wait_s: float = 15.0,
         burst_on_enqueue: bool = True,
         listener: JobListener | None = None,
     ) -> None:
         self.registry = registry
         self._database = database
-        self._concurrency = concurrency
-        self._poll_s = poll_s
+        self._options = worker
         self._heartbeat_s = heartbeat_s
-        self._stalled_after_s = stalled_after_s
-        self._shutdown_grace_s = shutdown_grace_s
-        self._model_wait_s = model_wait_s
         self._burst_on_enqueue = burst_on_enqueue
         self._listener = listener
         self.worker_id = uuid.uuid4().hex
@@ -118,10 +117,10 @@ class LocalJobQueue:
         clock = asyncio.get_running_loop().time
         while not self._closing:
             try:
-                if clock() - last_stalled_check >= self._stalled_after_s / 2:
+                if clock() - last_stalled_check >= self._options.stalled_after_s / 2:
                     last_stalled_check = clock()
                     requeued = await store.requeue_stalled(
-                        self._database, stalled_after_s=self._stalled_after_s
+                        self._database, stalled_after_s=self._options.stalled_after_s
                     )
                     if requeued:
                         log.warning("jobs.requeued_stalled", job_ids=requeued)
@@ -130,7 +129,7 @@ class LocalJobQueue:
                 timeout = await self._sleep_budget()
             except Exception:  # the runner must outlive a database hiccup
                 log.exception("jobs.runner_error")
-                timeout = self._poll_s
+                timeout = self._options.poll_s
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=timeout)
@@ -138,7 +137,7 @@ class LocalJobQueue:
     async def _sleep_budget(self) -> float:
         """Until the next due job or periodic window, at most one poll interval (another
         process may enqueue: there is no notification on SQLite)."""
-        budget = self._poll_s
+        budget = self._options.poll_s
         due = await store.next_due_at(self._database)
         if due is not None:
             budget = min(budget, max(0.0, (due - utcnow()).total_seconds()))
@@ -150,7 +149,7 @@ class LocalJobQueue:
     async def _pump(self) -> None:
         """Start due jobs up to the concurrency limit."""
         async with self._claiming:
-            while len(self._running) < self._concurrency and not self._closing:
+            while len(self._running) < self._options.concurrency and not self._closing:
                 job = await store.claim(self._database, worker_id=self.worker_id)
                 if job is None:
                     return
@@ -207,7 +206,7 @@ class LocalJobQueue:
         delay = later.delay_s
         if delay is None:
             cap = self.registry.get(job.name).backoff.cap_s
-            delay = Backoff(self._model_wait_s, cap).delay_s(job.deferrals + 1)
+            delay = Backoff(self._options.model_wait_s, cap).delay_s(job.deferrals + 1)
         await store.requeue(
             self._database,
             job.id,
@@ -262,7 +261,7 @@ class LocalJobQueue:
             self._loop_task = None
         if self._running:
             _done, pending = await asyncio.wait(
-                list(self._running.values()), timeout=self._shutdown_grace_s
+                list(self._running.values()), timeout=self._options.shutdown_grace_s
             )
             for task in pending:
                 task.cancel()

@@ -31,7 +31,7 @@ from eko.jobs.procrastinate_support import (
     row_info,
 )
 from eko.jobs.registry import JobDefinition, JobRegistry, Schedule
-from eko.jobs.types import JobEventKind, JobInfo, JobListener, JobStatus
+from eko.jobs.types import JobEventKind, JobInfo, JobListener, JobStatus, WorkerOptions
 from eko.store.models import utcnow
 
 log = structlog.get_logger("eko.jobs")
@@ -54,33 +54,26 @@ class ProcrastinateJobQueue:
         database_url: str,
         registry: JobRegistry,
         *,
-        concurrency: int = 2,
-        poll_s: float = 2.0,
-        stalled_after_s: float = 30.0,
-        shutdown_grace_s: float = 10.0,
-        model_wait_s: float = 15.0,
+        worker: WorkerOptions = WorkerOptions(),
         pool_max_size: int = 10,
         listener: JobListener | None = None,
         worker_name: str = "eko",
     ) -> None:
         self.registry = registry
-        self._concurrency = concurrency
-        self._poll_s = poll_s
-        self._stalled_after_s = stalled_after_s
-        self._shutdown_grace_s = shutdown_grace_s
+        self._options = worker
         self._listener = listener
         self._worker_name = worker_name
         self._app = App(
             connector=PsycopgConnector(
                 conninfo=libpq_conninfo(database_url),
                 min_size=1,
-                max_size=max(pool_max_size, concurrency + 2),
+                max_size=max(pool_max_size, worker.concurrency + 2),
             ),
             periodic_defaults={"max_delay": NEVER_TOO_LATE_S},
         )
         self._strategies: dict[str, EkoRetry] = {}
         for definition in registry.definitions:
-            self._register(definition, model_wait_s=model_wait_s)
+            self._register(definition, model_wait_s=worker.model_wait_s)
         for schedule in registry.schedules:
             self._schedule(schedule)
         self._register_stalled_jobs_retry()
@@ -131,7 +124,7 @@ class ProcrastinateJobQueue:
         """A worker killed mid-job leaves it "doing": every 10 s, jobs of workers whose
         heartbeat stopped go back to the queue (procrastinate's documented recipe)."""
         manager = self._app.job_manager
-        seconds = self._stalled_after_s
+        seconds = self._options.stalled_after_s
 
         async def retry_stalled(timestamp: int) -> None:
             for job in await manager.get_stalled_jobs(seconds_since_heartbeat=seconds):
@@ -181,14 +174,14 @@ class ProcrastinateJobQueue:
     def _worker_options(self, *, wait: bool) -> dict[str, Any]:
         return {
             "wait": wait,
-            "concurrency": self._concurrency,
+            "concurrency": self._options.concurrency,
             "name": self._worker_name,
             "install_signal_handlers": False,
-            "fetch_job_polling_interval": self._poll_s,
-            "abort_job_polling_interval": max(self._poll_s, 5.0),
-            "shutdown_graceful_timeout": self._shutdown_grace_s,
-            "update_heartbeat_interval": max(1.0, self._stalled_after_s / 3),
-            "stalled_worker_timeout": self._stalled_after_s,
+            "fetch_job_polling_interval": self._options.poll_s,
+            "abort_job_polling_interval": max(self._options.poll_s, 5.0),
+            "shutdown_graceful_timeout": self._options.shutdown_grace_s,
+            "update_heartbeat_interval": max(1.0, self._options.stalled_after_s / 3),
+            "stalled_worker_timeout": self._options.stalled_after_s,
         }
 
     async def start(self) -> None:

@@ -27,6 +27,23 @@ class RetryLater(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class WorkerOptions:
+    """How a backend's worker runs (both backends take the same knobs).
+
+    concurrency: jobs run at once; poll_s: how often the queue is looked at when nothing woke
+    the worker; stalled_after_s: a running job whose worker is silent this long goes back to
+    the queue; shutdown_grace_s: what running jobs get at aclose(); model_wait_s: the first
+    delay of a job waiting for a model (then doubling).
+    """
+
+    concurrency: int = 2
+    poll_s: float = 2.0
+    stalled_after_s: float = 30.0
+    shutdown_grace_s: float = 10.0
+    model_wait_s: float = 15.0
+
+
+@dataclass(frozen=True, slots=True)
 class JobInfo:
     """One job as listings show it (eko jobs list, GET /v1/staff/jobs)."""
 

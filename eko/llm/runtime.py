@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack, overload
 
 import structlog
 from pydantic import BaseModel
@@ -42,6 +42,22 @@ if TYPE_CHECKING:
     from eko.config import Settings
 
 log = structlog.get_logger("eko.llm")
+
+
+class AskOptions(TypedDict, total=False):
+    """The keyword options `complete` and `stream` share; each may be left out.
+
+    room_id, message_id: recorded with every attempt (None by default). max_tokens,
+    temperature: None or missing means the runtime's default. stop: stop sequences (none by
+    default). priority: "interactive" by default.
+    """
+
+    room_id: str | None
+    message_id: str | None
+    max_tokens: int | None
+    temperature: float | None
+    stop: Sequence[str]
+    priority: Priority
 
 
 class LLMRuntime:
@@ -83,12 +99,17 @@ class LLMRuntime:
         settings: Settings,
         recorder: CallRecorder | None = None,
         *,
+        providers: Sequence[Provider] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> LLMRuntime:
+        """The runtime the settings describe: over `providers` when given, else over the
+        configured ones (built with `transport`)."""
         from eko.llm.providers.factory import build_providers
 
+        if providers is None:
+            providers = build_providers(settings, transport=transport)
         return cls(
-            build_providers(settings, transport=transport),
+            providers,
             recorder,
             debug_dump_prompts=settings.debug_dump_prompts,
             default_max_tokens=settings.llm_max_tokens,
@@ -145,12 +166,7 @@ class LLMRuntime:
         *,
         output: type[OutputT],
         purpose: str,
-        room_id: str | None = None,
-        message_id: str | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        stop: Sequence[str] = (),
-        priority: Priority = "interactive",
+        **options: Unpack[AskOptions],
     ) -> Completion[OutputT]: ...
 
     @overload
@@ -160,12 +176,7 @@ class LLMRuntime:
         *,
         output: None = None,
         purpose: str,
-        room_id: str | None = None,
-        message_id: str | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        stop: Sequence[str] = (),
-        priority: Priority = "interactive",
+        **options: Unpack[AskOptions],
     ) -> Completion[BaseModel]: ...
 
     async def complete(
@@ -174,27 +185,13 @@ class LLMRuntime:
         *,
         output: type[BaseModel] | None = None,
         purpose: str,
-        room_id: str | None = None,
-        message_id: str | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        stop: Sequence[str] = (),
-        priority: Priority = "interactive",
+        **options: Unpack[AskOptions],
     ) -> Completion[Any]:
         """One answer from the first provider that gives a usable one (see walk_providers).
 
         Raises AllProvidersFailed when no provider gave a usable answer.
         """
-        return await self._walk(
-            messages,
-            WholeAnswer(),
-            CallContext(purpose=purpose, room_id=room_id, message_id=message_id),
-            output=output,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            stop=stop,
-            priority=priority,
-        )
+        return await self._walk(messages, WholeAnswer(), purpose, output, options)
 
     async def stream(
         self,
@@ -203,12 +200,7 @@ class LLMRuntime:
         on_delta: DeltaSink,
         purpose: str,
         on_begin: BeginSink | None = None,
-        room_id: str | None = None,
-        message_id: str | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        stop: Sequence[str] = (),
-        priority: Priority = "interactive",
+        **options: Unpack[AskOptions],
     ) -> Completion[Any]:
         """A plain-text answer; each piece goes to `on_delta` as soon as it is known
         (`on_begin(provider, model)` first, when a provider's answer begins).
@@ -219,37 +211,31 @@ class LLMRuntime:
         attempt) when the caller stopped.
         """
         return await self._walk(
-            messages,
-            StreamedAnswer(on_delta, on_begin),
-            CallContext(purpose=purpose, room_id=room_id, message_id=message_id),
-            output=None,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            stop=stop,
-            priority=priority,
+            messages, StreamedAnswer(on_delta, on_begin), purpose, None, options
         )
 
     async def _walk(
         self,
         messages: Sequence[ChatMessage],
         ask: ProviderAsk,
-        call: CallContext,
-        *,
+        purpose: str,
         output: type[BaseModel] | None,
-        max_tokens: int | None,
-        temperature: float | None,
-        stop: Sequence[str],
-        priority: Priority,
+        options: AskOptions,
     ) -> Completion[Any]:
         """The request with this runtime's defaults, through the one walk, asked `ask`'s way."""
+        max_tokens = options.get("max_tokens")
+        temperature = options.get("temperature")
         request = ProviderRequest(
             messages=tuple(messages),
             json_schema=output_schema(output) if output is not None else None,
             max_tokens=max_tokens if max_tokens is not None else self._default_max_tokens,
             temperature=temperature if temperature is not None else self._default_temperature,
-            stop=tuple(stop),
-            priority=priority,
+            stop=tuple(options.get("stop", ())),
+            priority=options.get("priority", "interactive"),
             assistant_name=self._assistant_name,
+        )
+        call = CallContext(
+            purpose=purpose, room_id=options.get("room_id"), message_id=options.get("message_id")
         )
         attempts = AttemptLog(call, self._recorder, dump_prompts=self._debug_dump_prompts)
         return await walk_providers(

@@ -11,7 +11,7 @@ from eko.jobs import local_store
 from eko.jobs.backoff import Backoff
 from eko.jobs.local import LocalJobQueue
 from eko.jobs.registry import JobDefinition, JobRegistry
-from eko.jobs.types import JobEventKind, JobInfo
+from eko.jobs.types import JobEventKind, JobInfo, WorkerOptions
 from eko.store.db import Database
 from eko.store.jobs_models import Job
 from tests.jobs.conftest import Recorder
@@ -75,7 +75,9 @@ async def test_a_job_of_a_killed_runner_is_requeued_and_runs_once(
             .values(heartbeat_at=datetime.now(UTC) - timedelta(minutes=5))
         )
 
-    runner = LocalJobQueue(database, registry_with(recorder), stalled_after_s=5, poll_s=0.05)
+    runner = LocalJobQueue(
+        database, registry_with(recorder), worker=WorkerOptions(stalled_after_s=5, poll_s=0.05)
+    )
     await runner.start()
     try:
         for _ in range(200):
@@ -103,7 +105,9 @@ async def test_jobs_sharing_a_lock_never_overlap_and_run_in_order(database: Data
 
     registry = JobRegistry()
     registry.register(JobDefinition("test.locked", body))
-    queue = LocalJobQueue(database, registry, concurrency=4, burst_on_enqueue=False)
+    queue = LocalJobQueue(
+        database, registry, worker=WorkerOptions(concurrency=4), burst_on_enqueue=False
+    )
     for n in range(5):
         await queue.enqueue("test.locked", {"n": n}, lock="room:a")
     await queue.drain()
@@ -176,7 +180,11 @@ async def test_a_job_needing_a_model_waits_while_none_is_reachable(
         recorder, uses_model=True, max_attempts=1, model_available=lambda: available["model"]
     )
     queue = LocalJobQueue(
-        database, registry, model_wait_s=0.2, burst_on_enqueue=False, listener=listener
+        database,
+        registry,
+        worker=WorkerOptions(model_wait_s=0.2),
+        burst_on_enqueue=False,
+        listener=listener,
     )
     job_id = await queue.enqueue("test.record", {"n": 1})
     assert job_id is not None
@@ -214,7 +222,10 @@ async def test_shutdown_puts_a_running_job_back_without_counting_it(
 ) -> None:
     recorder.hold_s = 30
     queue = LocalJobQueue(
-        database, registry_with(recorder), shutdown_grace_s=0.05, burst_on_enqueue=False
+        database,
+        registry_with(recorder),
+        worker=WorkerOptions(shutdown_grace_s=0.05),
+        burst_on_enqueue=False,
     )
     await queue.start()
     job_id = await queue.enqueue("test.record", {"n": 1})

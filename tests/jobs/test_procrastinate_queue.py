@@ -14,6 +14,7 @@ from eko.jobs.backoff import Backoff
 from eko.jobs.procrastinate_queue import ProcrastinateJobQueue
 from eko.jobs.procrastinate_support import libpq_conninfo
 from eko.jobs.registry import JobDefinition, JobRegistry
+from eko.jobs.types import WorkerOptions
 from eko.store.db import Database
 from tests.jobs.conftest import Recorder, empty_procrastinate
 
@@ -28,9 +29,9 @@ async def pg(pg_database_url: str) -> AsyncIterator[Database]:
         await database.dispose()
 
 
-def make_queue(database: Database, registry: JobRegistry, **options: Any) -> ProcrastinateJobQueue:
-    options.setdefault("poll_s", 0.2)
-    return ProcrastinateJobQueue(database.url, registry, **options)
+def make_queue(database: Database, registry: JobRegistry, **worker: Any) -> ProcrastinateJobQueue:
+    worker.setdefault("poll_s", 0.2)
+    return ProcrastinateJobQueue(database.url, registry, worker=WorkerOptions(**worker))
 
 
 def test_the_sqlalchemy_url_becomes_a_libpq_uri() -> None:

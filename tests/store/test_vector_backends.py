@@ -9,7 +9,7 @@ from sqlalchemy import text
 
 from eko.config import Settings
 from eko.store.db import Database
-from eko.store.vectors import VectorItem, build_vector_index
+from eko.store.vectors import VectorItem, VectorQuery, build_vector_index, query_vector
 from eko.store.vectors.pg import PgVectorIndex, hnsw_index_name
 from eko.store.vectors.sqlite import NumpyIndex, SqliteVecIndex
 from tests.store.vector_helpers import fill, put, unit
@@ -106,7 +106,8 @@ async def test_pgvector_search_uses_the_hnsw_index(database: Database) -> None:
     query = vectors[42]
     async with database.session() as session:
         plan = await index.explain(
-            session, collection="docs", model="m", keys=["user:1"], query=query, k=5
+            session,
+            VectorQuery("docs", "m", keys=("user:1",), vector=query_vector(query), k=5),
         )
         hits = await index.search(
             session, collection="docs", model="m", keys=["user:1"], query=query, k=5

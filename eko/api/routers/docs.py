@@ -18,10 +18,8 @@ ScopeName = Annotated[str, Path(pattern=NAME_PATTERN)]
 
 @router.get("/scopes")
 async def list_scopes(_user: CurrentUser, services: ServicesDep) -> list[ScopeOut]:
-    return [
-        ScopeOut(name=s.name, description=s.description, chunks=s.chunks, sources=s.sources)
-        for s in await services.engine.docs.list_scopes()
-    ]
+    scopes = await services.engine.docs.list_scopes()
+    return [ScopeOut.model_validate(s, from_attributes=True) for s in scopes]
 
 
 @router.post(
@@ -74,14 +72,4 @@ async def search(
         hits = await services.engine.docs.search(q, scopes=scope, limit=limit)
     except EmbeddingError as exc:
         raise Problem(503, "embedder-unavailable", "Embedder unavailable", str(exc)) from exc
-    return [
-        DocHitOut(
-            chunk_id=h.chunk_id,
-            scope=h.scope,
-            source=h.source,
-            title=h.title,
-            content=h.content,
-            score=h.score,
-        )
-        for h in hits
-    ]
+    return [DocHitOut.model_validate(h, from_attributes=True) for h in hits]

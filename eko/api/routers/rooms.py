@@ -266,23 +266,7 @@ async def list_llm_calls(
     """Every model call made for this room (or for one message of it): provider, outcome, tokens."""
     room = await room_for_user(session, room_id=room_id, user=user)
     calls = await call_repo.list_calls(session, room_id=room.id, message_id=message_id, limit=limit)
-    return [
-        LLMCallOut(
-            id=c.id,
-            purpose=c.purpose,
-            provider=c.provider,
-            model=c.model,
-            input_tokens=c.input_tokens,
-            output_tokens=c.output_tokens,
-            duration_ms=c.duration_ms,
-            outcome=c.outcome,
-            error=c.error,
-            room_id=c.room_id,
-            message_id=c.message_id,
-            created_at=c.created_at,
-        )
-        for c in calls
-    ]
+    return [LLMCallOut.model_validate(c, from_attributes=True) for c in calls]
 
 
 async def _with_titles(

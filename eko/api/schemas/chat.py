@@ -73,18 +73,7 @@ class FactOut(BaseModel):
 
     @classmethod
     def of(cls, fact: UserFact) -> FactOut:
-        return cls(
-            fact_key=fact.fact_key,
-            category=fact.category,
-            scope=fact.scope,
-            value_type=fact.value_type,
-            value=fact.value,
-            confidence=fact.confidence,
-            is_estimated=fact.is_estimated,
-            source_ref=fact.source_ref,
-            notes=fact.notes,
-            updated_at=fact.updated_at,
-        )
+        return cls.model_validate(fact, from_attributes=True)
 
 
 class AgentIn(BaseModel):

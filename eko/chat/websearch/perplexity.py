@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from eko.chat.websearch.base import WebSearchError, WebSearchResult, WebSource
+from eko.chat.websearch.http import answered, json_client
 
 SYSTEM_PROMPT = (
     "Search the web and answer in a few factual sentences, in the language of the query."
@@ -31,14 +32,8 @@ class PerplexitySearch:
     ) -> None:
         self.name = name
         self.model = model
-        headers = {"Accept": "application/json"}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
-        self._client = httpx.AsyncClient(
-            base_url=base_url.rstrip("/"),
-            headers=headers,
-            timeout=httpx.Timeout(timeout_s),
-            transport=transport,
+        self._client = json_client(
+            base_url=base_url, api_key=api_key, timeout_s=timeout_s, transport=transport
         )
 
     async def search(self, query: str, *, max_results: int) -> WebSearchResult:
@@ -49,12 +44,7 @@ class PerplexitySearch:
                 {"role": "user", "content": query},
             ],
         }
-        try:
-            response = await self._client.post("/chat/completions", json=payload)
-        except httpx.HTTPError as exc:
-            raise WebSearchError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
-        if response.status_code != 200:
-            raise WebSearchError(f"{self.name}: HTTP {response.status_code}")
+        response = await answered(self.name, self._client.post("/chat/completions", json=payload))
         try:
             body: Any = response.json()
             answer = str(body["choices"][0]["message"]["content"] or "").strip()

@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 
 from eko.chat.websearch.base import WebSearchError, WebSearchResult, WebSource
+from eko.chat.websearch.http import answered, json_client
 
 _SNIPPET_CHARS = 400
 
@@ -22,25 +23,16 @@ class SearxngSearch:
         name: str = "searxng",
     ) -> None:
         self.name = name
-        headers = {"Accept": "application/json"}
-        if api_key:  # for an instance behind an authenticating proxy
-            headers["Authorization"] = f"Bearer {api_key}"
-        self._client = httpx.AsyncClient(
-            base_url=base_url.rstrip("/"),
-            headers=headers,
-            timeout=httpx.Timeout(timeout_s),
-            transport=transport,
+        # api_key: for an instance behind an authenticating proxy
+        self._client = json_client(
+            base_url=base_url, api_key=api_key, timeout_s=timeout_s, transport=transport
         )
 
     async def search(self, query: str, *, max_results: int) -> WebSearchResult:
-        try:
-            response = await self._client.get(
-                "/search", params={"q": query, "format": "json", "safesearch": 1}
-            )
-        except httpx.HTTPError as exc:
-            raise WebSearchError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
-        if response.status_code != 200:
-            raise WebSearchError(f"{self.name}: HTTP {response.status_code}")
+        response = await answered(
+            self.name,
+            self._client.get("/search", params={"q": query, "format": "json", "safesearch": 1}),
+        )
         try:
             body: Any = response.json()
             results = body["results"]

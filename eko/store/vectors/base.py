@@ -40,6 +40,7 @@ __all__ = [
     "VectorHit",
     "VectorIndex",
     "VectorItem",
+    "VectorQuery",
     "chunks",
     "hits_from_rows",
     "query_vector",
@@ -66,6 +67,25 @@ class VectorItem:
     item_id: str
     key: str
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class VectorQuery:
+    """One search as VectorIndex.search hands it to a backend: already checked.
+
+    `vector` is a unit float32 vector, `keys` distinct and never empty, `k` at least 1.
+    """
+
+    collection: str
+    model: str
+    keys: tuple[str, ...]
+    vector: np.ndarray
+    k: int
+    min_score: float | None = None
+
+    @property
+    def dim(self) -> int:
+        return len(self.vector)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +181,6 @@ class VectorIndex(abc.ABC):
         await self._finish_write(session, dim)
         return [id_of[item.item_id] for item in items]
 
-    @abc.abstractmethod
     async def search(
         self,
         session: AsyncSession,
@@ -173,7 +192,21 @@ class VectorIndex(abc.ABC):
         k: int,
         min_score: float | None = None,
     ) -> list[VectorHit]:
-        """The k rows most similar to `query` among (collection, model, dim, key in keys)."""
+        """The k rows most similar to `query` among (collection, model, dim, key in keys).
+
+        A zero, non-finite or multi-row `query` raises ValueError even when nothing could match.
+        """
+        vector = query_vector(query)
+        if not keys or k <= 0:
+            return []
+        distinct = tuple(dict.fromkeys(keys))
+        return await self.search_query(
+            session, VectorQuery(collection, model, distinct, vector, k, min_score)
+        )
+
+    @abc.abstractmethod
+    async def search_query(self, session: AsyncSession, query: VectorQuery) -> list[VectorHit]:
+        """search, for a query it has checked: each backend's own search."""
 
     async def delete(
         self, session: AsyncSession, *, collection: str, item_ids: Sequence[str]

@@ -33,7 +33,7 @@ from eko.store.vectors.base import (
     VectorHit,
     VectorIndex,
     VectorItem,
-    query_vector,
+    VectorQuery,
     unit_rows,
 )
 from eko.store.vectors.changes import ChangeFeed, ChangeSubscription, VectorChange
@@ -226,34 +226,14 @@ class MemoryVectorIndex(VectorIndex):
 
     # --- search ---
 
-    async def search(
-        self,
-        session: AsyncSession,
-        *,
-        collection: str,
-        model: str,
-        keys: Sequence[str],
-        query: np.ndarray,
-        k: int,
-        min_score: float | None = None,
-    ) -> list[VectorHit]:
-        if collection not in self.collections:
-            return await self.inner.search(
-                session,
-                collection=collection,
-                model=model,
-                keys=keys,
-                query=query,
-                k=k,
-                min_score=min_score,
-            )
-        vector = query_vector(query)
-        if not keys or k <= 0:
-            return []
-        wanted = [PartitionKey(collection, model, len(vector), key) for key in dict.fromkeys(keys)]
+    async def search_query(self, session: AsyncSession, query: VectorQuery) -> list[VectorHit]:
+        if query.collection not in self.collections:
+            return await self.inner.search_query(session, query)
+        vector, k = query.vector, query.k
+        wanted = [PartitionKey(query.collection, query.model, query.dim, key) for key in query.keys]
         with self._lru.using(wanted):  # pinned: never evicted while this search runs
             await self._listen()
-            await self._catch_up(session, collection)
+            await self._catch_up(session, query.collection)
             while missing := [key for key in wanted if key not in self._partitions]:
                 await self._load(session, missing)  # again if a drop() raced the load
             self._lru.evict(self._partitions, self._where)  # over the cap: least recent
@@ -262,8 +242,8 @@ class MemoryVectorIndex(VectorIndex):
             found += [(s, e, item, key.key) for s, e, item in self._partitions[key].top(vector, k)]
         found.sort(key=lambda row: (-row[0], row[1]))
         hits = [VectorHit(item_id=i, score=s, key=key, embedding_id=e) for s, e, i, key in found]
-        if min_score is not None:
-            hits = [hit for hit in hits if hit.score >= min_score]
+        if query.min_score is not None:
+            hits = [hit for hit in hits if hit.score >= query.min_score]
         return hits[:k]
 
     async def _load(self, session: AsyncSession, keys: list[PartitionKey]) -> None:

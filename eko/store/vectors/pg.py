@@ -11,14 +11,12 @@ expression so the planner can use the index. Above 2,000 dimensions (pgvector's 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 
-import numpy as np
 import structlog
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.store.vectors.base import VectorHit, VectorIndex, hits_from_rows, query_vector
+from eko.store.vectors.base import VectorHit, VectorIndex, VectorQuery, hits_from_rows
 from eko.store.vectors.rows import vector_literal
 
 log = structlog.get_logger("eko.store")
@@ -50,43 +48,17 @@ class PgVectorIndex(VectorIndex):
         self._indexed_dims: set[int] = set()
         self._iterative_scan: bool | None = None
 
-    async def search(
-        self,
-        session: AsyncSession,
-        *,
-        collection: str,
-        model: str,
-        keys: Sequence[str],
-        query: np.ndarray,
-        k: int,
-        min_score: float | None = None,
-    ) -> list[VectorHit]:
-        vector = query_vector(query)
-        if not keys or k <= 0:
-            return []
-        await self._tune(session, k)
-        result = await session.execute(
-            text(_search_sql(len(vector))), _search_params(vector, collection, model, keys, k)
-        )
+    async def search_query(self, session: AsyncSession, query: VectorQuery) -> list[VectorHit]:
+        await self._tune(session, query.k)
+        result = await session.execute(text(_search_sql(query.dim)), _search_params(query))
         # relaxed_order may return rows slightly out of order: hits_from_rows sorts them.
-        return hits_from_rows(list(result.all()), min_score)
+        return hits_from_rows(list(result.all()), query.min_score)
 
-    async def explain(
-        self,
-        session: AsyncSession,
-        *,
-        collection: str,
-        model: str,
-        keys: Sequence[str],
-        query: np.ndarray,
-        k: int,
-    ) -> str:
+    async def explain(self, session: AsyncSession, query: VectorQuery) -> str:
         """The plan of a search (for `eko doctor` and tests: is the HNSW index used?)."""
-        vector = query_vector(query)
-        await self._tune(session, k)
+        await self._tune(session, query.k)
         result = await session.execute(
-            text("EXPLAIN " + _search_sql(len(vector))),
-            _search_params(vector, collection, model, keys, k),
+            text("EXPLAIN " + _search_sql(query.dim)), _search_params(query)
         )
         return "\n".join(str(line) for line in result.scalars())
 
@@ -173,13 +145,11 @@ def _search_sql(dim: int) -> str:
     )
 
 
-def _search_params(
-    vector: np.ndarray, collection: str, model: str, keys: Sequence[str], k: int
-) -> dict[str, object]:
+def _search_params(query: VectorQuery) -> dict[str, object]:
     return {
-        "query": vector_literal(vector),
-        "collection": collection,
-        "model": model,
-        "keys": list(dict.fromkeys(keys)),
-        "k": k,
+        "query": vector_literal(query.vector),
+        "collection": query.collection,
+        "model": query.model,
+        "keys": list(query.keys),
+        "k": query.k,
     }

@@ -24,9 +24,9 @@ from eko.store.vectors.base import (
     VectorHit,
     VectorIndex,
     VectorItem,
+    VectorQuery,
     chunks,
     hits_from_rows,
-    query_vector,
 )
 
 # vec0 refuses k above this.
@@ -48,30 +48,17 @@ class SqliteVecIndex(VectorIndex):
         # Dimensions whose vec0 table was checked against `embeddings` in this process.
         self._checked_dims: set[int] = set()
 
-    async def search(
-        self,
-        session: AsyncSession,
-        *,
-        collection: str,
-        model: str,
-        keys: Sequence[str],
-        query: np.ndarray,
-        k: int,
-        min_score: float | None = None,
-    ) -> list[VectorHit]:
-        vector = query_vector(query)
-        if not keys or k <= 0:
-            return []
-        await self._check_once(session, len(vector))
+    async def search_query(self, session: AsyncSession, query: VectorQuery) -> list[VectorHit]:
+        await self._check_once(session, query.dim)
         # Still look: the table may have been created in a transaction that then rolled back.
-        if not await _table_exists(session, vec_table(len(vector))):
+        if not await _table_exists(session, vec_table(query.dim)):
             return []
         # The KNN runs inside vec0 with every filter applied during the scan, so k rows come
         # back even when the key filter is selective; the join then fetches item ids.
         statement = text(
             f"""
             WITH knn AS (
-                SELECT rowid, distance FROM {vec_table(len(vector))}
+                SELECT rowid, distance FROM {vec_table(query.dim)}
                 WHERE embedding MATCH :query AND k = :k
                   AND collection = :collection AND model = :model AND key IN :keys
             )
@@ -82,14 +69,14 @@ class SqliteVecIndex(VectorIndex):
         result = await session.execute(
             statement,
             {
-                "query": vector.tobytes(),
-                "k": min(k, VEC0_MAX_K),
-                "collection": collection,
-                "model": model,
-                "keys": list(dict.fromkeys(keys)),
+                "query": query.vector.tobytes(),
+                "k": min(query.k, VEC0_MAX_K),
+                "collection": query.collection,
+                "model": query.model,
+                "keys": list(query.keys),
             },
         )
-        return hits_from_rows(list(result.all()), min_score)
+        return hits_from_rows(list(result.all()), query.min_score)
 
     async def sync(self, session: AsyncSession, *, full: bool = True) -> int:
         """Bring every vec0 table back in step with `embeddings`; returns the rows fixed.
@@ -204,26 +191,13 @@ class NumpyIndex(VectorIndex):
     backend = "numpy"
     exact = True
 
-    async def search(
-        self,
-        session: AsyncSession,
-        *,
-        collection: str,
-        model: str,
-        keys: Sequence[str],
-        query: np.ndarray,
-        k: int,
-        min_score: float | None = None,
-    ) -> list[VectorHit]:
-        vector = query_vector(query)
-        if not keys or k <= 0:
-            return []
+    async def search_query(self, session: AsyncSession, query: VectorQuery) -> list[VectorHit]:
         result = await session.execute(
             select(Embedding.id, Embedding.item_id, Embedding.key, Embedding.vector).where(
-                Embedding.collection == collection,
-                Embedding.model == model,
-                Embedding.dim == len(vector),
-                Embedding.key.in_(list(dict.fromkeys(keys))),
+                Embedding.collection == query.collection,
+                Embedding.model == query.model,
+                Embedding.dim == query.dim,
+                Embedding.key.in_(list(query.keys)),
             )
         )
         rows = list(result.all())
@@ -231,11 +205,11 @@ class NumpyIndex(VectorIndex):
             return []
         matrix = np.stack([row[3] for row in rows])
         # Stored rows are unit vectors already; dividing keeps scores exact cosines regardless.
-        scores = (matrix @ vector) / np.linalg.norm(matrix, axis=1)
-        top = np.argsort(-scores, kind="stable")[:k]
+        scores = (matrix @ query.vector) / np.linalg.norm(matrix, axis=1)
+        top = np.argsort(-scores, kind="stable")[: query.k]
         return hits_from_rows(
             [(rows[i][0], rows[i][1], rows[i][2], 1.0 - float(scores[i])) for i in top],
-            min_score,
+            query.min_score,
         )
 
 
