@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import load_only
 
 from eko.memory.speakers import speaker_names, speaker_of
 from eko.memory.turn_index import DenseHit
@@ -32,6 +33,18 @@ NEIGHBOURS = 1
 RECALL_CANDIDATES = 12
 # The usual constant of reciprocal rank fusion (Cormack et al., 2009): flattens the head.
 RRF_K = 60
+
+# The columns a recalled turn is made of: not the metadata, tool calls and reasoning, whose
+# JSON (kilobytes per reply) would be decoded for nothing; any other read of them raises.
+_RECALLED_COLUMNS = load_only(
+    Message.id,
+    Message.seq,
+    Message.sender_id,
+    Message.role,
+    Message.content,
+    Message.created_at,
+    raiseload=True,
+)
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -167,6 +180,7 @@ async def recall_turns(
     rows = (
         await session.execute(
             select(Message)
+            .options(_RECALLED_COLUMNS)
             .where(Message.room_id == room_id, Message.seq.in_(wanted))
             .limit(len(wanted))  # (room_id, seq) is unique: bounded by the hits
         )
