@@ -1,10 +1,11 @@
 """The chat pipeline's own cost per message, model time excluded, on SQLite and PostgreSQL.
 
 Set-up per backend (a fresh database): one pro user whose intro is done, one direct room holding
-10,000 messages of history (bulk insert), and a docs scope of 1,000 chunks (ingested through
-DocsService with the hash embedder). The model is a zero-latency scripted FunctionModel that
-routes every message to the docs scope, so each message runs the full plan: context (A), quota
-(B), docs chunks (S), the memory node when registered, and the writer (D).
+10,000 messages of history (bulk insert, then its turns indexed as the after-reply job indexes
+a live room's, so memory's dense recall searches all 10,000), and a docs scope of 1,000 chunks
+(ingested through DocsService with the hash embedder). The model is a zero-latency scripted
+FunctionModel that routes every message to the docs scope, so each message runs the full plan:
+context (A), quota (B), docs chunks (S), the memory node when registered, and the writer (D).
 
 Each message goes through ChatService.post, as the API does: store the user message (quota
 count), short-circuits (quota paywall, memory guard lookup), the engine (context loader,
@@ -124,6 +125,11 @@ async def _load(database: Database, settings: Settings) -> tuple[Any, Any, Any]:
     )
     result = await services.engine.docs.ingest(scope=SCOPE, source="bench.md", text=sections)
     assert result.chunks == DOC_CHUNKS, result
+    # A live room's turns are indexed as they arrive (the after-reply job): the history's too,
+    # so memory's dense recall searches 10,000 turns, as it would, not the few caught up.
+    async with database.session() as session:
+        indexed = await services.memory.context.turns.reindex(session, room_id=room.id)
+    assert indexed == HISTORY, indexed
     return services, user, room
 
 
