@@ -29,16 +29,10 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
-from eko.store.vectors_base import (
-    VectorHit,
-    VectorIndex,
-    VectorItem,
-    query_vector,
-    unit_rows,
-)
+from eko.store.vectors_base import VectorHit, VectorIndex, VectorItem, query_vector, unit_rows
 from eko.store.vectors_changes import ChangeFeed, ChangeSubscription, VectorChange
 from eko.store.vectors_lru import PartitionLru
-from eko.store.vectors_memory_read import items_after, newest_id, read_items, read_scope
+from eko.store.vectors_memory_read import items_after, newest_id, read_items, read_scope, skip_own
 from eko.store.vectors_partition import Partition, PartitionKey
 
 log = structlog.get_logger("eko.store")
@@ -90,6 +84,7 @@ class MemoryVectorIndex(VectorIndex):
         self._where: dict[tuple[str, str], PartitionKey] = {}  # (collection, item) -> partition
         self._marked: dict[str, set[str]] = {}  # collection -> items to re-read
         self._seen_id = 0  # highest embedding id read (poll_new_rows)
+        self._own_ids: set[int] = set()  # ids above it this process wrote and applied
         self._loading = 0  # loads waiting for the database
         self._load_lock = asyncio.Lock()  # one load at a time: concurrent first searches wait
         self._subscription: ChangeSubscription | None = None
@@ -188,6 +183,8 @@ class MemoryVectorIndex(VectorIndex):
             self._forget(pending.collection, item_id)
         if pending.vectors is None:
             return
+        if self.poll_new_rows:  # in memory already: the poll need not read them back
+            self._seen_id = skip_own(self._seen_id, self._own_ids, pending.embedding_ids)
         # An item given twice keeps its last row, as in the database.
         last = {item_id: i for i, item_id in enumerate(pending.item_ids)}
         for i in last.values():
@@ -348,6 +345,7 @@ class MemoryVectorIndex(VectorIndex):
                     else:
                         self._mark(found_collection, [item_id])
                 self._seen_id = newest
+                self._own_ids = {i for i in self._own_ids if i > newest}
         if marked:
             await self._reread(session, collection, sorted(marked))
 
