@@ -148,6 +148,10 @@ async def _measure(backend: str) -> Row:
             memory_extract_enabled=False,
             summaries_enabled=False,
             docs_chunk_chars=400,
+            # After-reply jobs run when drained, between messages: on SQLite the in-process
+            # worker would start them as they are enqueued, inside the timed post (claims,
+            # then the turn index's embedding and writes). PostgreSQL's queue never did.
+            jobs_worker_in_process=False,
             _env_file=None,
         )
         started = time.perf_counter()
