@@ -10,6 +10,7 @@ question and its answer) and their dates, best matches first, within a character
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -243,7 +244,14 @@ async def _sender_first(
 def render_recalled(turns: Sequence[RecalledTurn]) -> str:
     """Oldest first, each with its date."""
     ordered = sorted(turns, key=lambda turn: turn.first_seq)
-    return "\n\n".join(f"[{turn.when:%Y-%m-%d %H:%M}]\n{turn.text}" for turn in ordered)
+    return "\n\n".join(_dated(turn.when, turn.text) for turn in ordered)
+
+
+@functools.lru_cache(maxsize=1024)
+def _dated(when: datetime, text: str) -> str:
+    # The budget (eko.memory.budget.pack) renders the context once per candidate piece: the
+    # same turns are dated again and again, tens of times per message.
+    return f"[{when:%Y-%m-%d %H:%M}]\n{text}"
 
 
 def _line(message: Message, names: Mapping[int, str], assistant_name: str) -> str:
