@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
+from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.chat.pipeline import Draft, ShortCircuit, Turn, Writer
@@ -269,6 +270,7 @@ class ChatService:
             meta=draft.meta.to_json(),
             dedupe_key=dedupe_key,
             reply_to_id=turn.user_message.id,
+            looked_up=True,  # just above; the look under the room's lock still runs
         )
         if created:
             await self._publish(reply)
@@ -358,8 +360,12 @@ def content_fingerprint(text: str) -> str:
 
 
 async def _count_quota(session: AsyncSession, message: Message) -> None:
-    # The free quota counts a user's messages for life; never reset.
+    # The free quota counts a user's messages for life; never reset. One UPDATE (no read
+    # first); a sender gone since matches no row, as before.
     if message.sender_id is not None:
-        stored = await session.get(User, message.sender_id)
-        if stored is not None:
-            stored.free_quota_used += 1
+        await session.execute(
+            update(User)
+            .where(User.id == message.sender_id)
+            .values(free_quota_used=User.free_quota_used + 1)
+            .execution_options(synchronize_session=False)
+        )

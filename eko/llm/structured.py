@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -25,8 +26,19 @@ class StructuredOutputError(ValueError):
         self.summary = summary
 
 
+# The JSON text of each output model's schema. Generating one walks the whole model
+# (milliseconds for the orchestrator's, on every structured call); by weak reference, so the
+# models some callers build per call (create_model) go with their class.
+_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], str] = weakref.WeakKeyDictionary()
+
+
 def output_schema(output: type[BaseModel]) -> dict[str, Any]:
-    return output.model_json_schema()
+    """The model's JSON schema, a fresh dict each call (the caller may change it)."""
+    text = _SCHEMAS.get(output)
+    if text is None:
+        text = _SCHEMAS[output] = json.dumps(output.model_json_schema())
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 def strip_json_fence(text: str) -> str:

@@ -18,6 +18,7 @@ the size of the context stay flat however long the room grows.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from datetime import datetime
 from typing import Any
@@ -210,9 +211,63 @@ class DualContextBuilder:
             except EmbeddingError as exc:
                 log.warning("memory.context.embed_failed", room_id=room.id, error=str(exc))
                 stats["embedding_error"] = str(exc)[:300]
-        summaries: list[SummaryPart] = []
-        if vector is not None and settings.rag_max_summaries > 0:
-            summaries = await self._rag(room, vector, recent_part, before_seq, now, topic, stats)
+        # The summaries (RAG) and the facts then older turns read apart: each in its own
+        # session, at the same time (the turns pin the sources of the facts found).
+        rag = (
+            self._rag(room, vector, recent_part, before_seq, now, topic, stats)
+            if vector is not None and settings.rag_max_summaries > 0
+            else None
+        )
+        rag_task = asyncio.ensure_future(rag) if rag is not None else None
+        try:
+            items, recalled = await self._facts_and_turns(
+                room, user, query, hop, vector, sub_vectors, recent_part, before_seq, stats
+            )
+            summaries = await rag_task if rag_task is not None else []
+        except BaseException:
+            if rag_task is not None:
+                rag_task.cancel()
+                await asyncio.gather(rag_task, return_exceptions=True)
+            raise
+        if rule is not None:
+            parts = pack(
+                rule, recent=recent_part, items=items, recalled=recalled, summaries=summaries
+            )
+            stats["budget"] = rule.total
+            stats["shares"] = shares(parts)
+        else:
+            parts = ContextParts(
+                recent=recent_part, summaries=summaries, items=items, recalled=recalled
+            )
+        text = render_context(parts)
+        stats.update(
+            recent_turns=recent_part.turns,
+            recent_messages=recent_part.messages,
+            recent_chars=len(recent_part.text),
+            summaries_used=len(parts.summaries),
+            summary_levels=[s.level for s in parts.summaries],
+            items_used=len(parts.items),
+            recalled_turns=len(parts.recalled),
+            rag_min_score=self.rag_min_score,
+            chars=len(text),
+        )
+        return DualContext(text=text, parts=parts, stats=stats)
+
+    async def _facts_and_turns(
+        self,
+        room: Room,
+        user: User,
+        query: str,
+        hop: MultiHop,
+        vector: np.ndarray | None,
+        sub_vectors: list[np.ndarray],
+        recent_part: RecentPart,
+        before_seq: int | None,
+        stats: dict[str, Any],
+    ) -> tuple[list[ItemPart], list[RecalledTurn]]:
+        """Steps 3 and 4: the facts found by meaning, then the older turns (which pin the
+        facts' source turns in) and the facts drawn from those turns."""
+        settings = self._settings
         items: list[ItemPart] = []
         hits: list[ItemHit] = []
         if vector is not None and settings.memory_context_max_items > 0:
@@ -248,29 +303,7 @@ class DualContextBuilder:
                 for item in found.facts
             ]
             stats["turn_facts"] = len(found.facts)
-        if rule is not None:
-            parts = pack(
-                rule, recent=recent_part, items=items, recalled=recalled, summaries=summaries
-            )
-            stats["budget"] = rule.total
-            stats["shares"] = shares(parts)
-        else:
-            parts = ContextParts(
-                recent=recent_part, summaries=summaries, items=items, recalled=recalled
-            )
-        text = render_context(parts)
-        stats.update(
-            recent_turns=recent_part.turns,
-            recent_messages=recent_part.messages,
-            recent_chars=len(recent_part.text),
-            summaries_used=len(parts.summaries),
-            summary_levels=[s.level for s in parts.summaries],
-            items_used=len(parts.items),
-            recalled_turns=len(parts.recalled),
-            rag_min_score=self.rag_min_score,
-            chars=len(text),
-        )
-        return DualContext(text=text, parts=parts, stats=stats)
+        return items, recalled
 
     # --- RAG over summaries ---
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Select, case, or_, select
+from sqlalchemy import Select, func, literal, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.memory_models import MemoryItem
@@ -38,14 +38,25 @@ async def facts_of_messages(
 ) -> list[MemoryItem]:
     """Items drawn from `message_ids` within the scopes `keys`, in the order of `message_ids`
     (the items of one message newest first), at most `limit`."""
-    query = facts_query(message_ids=message_ids, keys=keys, kinds=kinds, limit=limit)
+    query = facts_query(
+        message_ids=message_ids,
+        keys=keys,
+        kinds=kinds,
+        limit=limit,
+        dialect=session.get_bind().dialect.name,
+    )
     if query is None:
         return []
     return list((await session.execute(query)).scalars().all())
 
 
 def facts_query(
-    *, message_ids: Sequence[str], keys: Sequence[str], kinds: Sequence[str], limit: int
+    *,
+    message_ids: Sequence[str],
+    keys: Sequence[str],
+    kinds: Sequence[str],
+    limit: int,
+    dialect: str = "sqlite",
 ) -> Select[MemoryItem] | None:
     """The one bounded query of facts_of_messages (None when nothing can match)."""
     positions: dict[str, int] = {}
@@ -56,7 +67,12 @@ def facts_query(
                 break
     if not positions or not keys or not kinds or limit <= 0:
         return None
-    position = case(positions, value=MemoryItem.source_message_id, else_=len(positions))
+    # The position of the source in the list: where "|<id>|" starts in one bound string of
+    # the ids in order. A CASE of one WHEN per id said the same, but building it cost ~2 ms
+    # of Python per context (tens of ids), more than the query itself.
+    listed = "|" + "|".join(positions) + "|"
+    token = literal("|") + MemoryItem.source_message_id + literal("|")
+    position = func.strpos(listed, token) if dialect == "postgresql" else func.instr(listed, token)
     return (
         select(MemoryItem)
         .where(

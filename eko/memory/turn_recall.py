@@ -10,6 +10,7 @@ question and its answer) and their dates, best matches first, within a character
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +19,7 @@ from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import load_only
 
 from eko.memory.speakers import speaker_names, speaker_of
 from eko.memory.turn_index import DenseHit
@@ -32,6 +34,18 @@ NEIGHBOURS = 1
 RECALL_CANDIDATES = 12
 # The usual constant of reciprocal rank fusion (Cormack et al., 2009): flattens the head.
 RRF_K = 60
+
+# The columns a recalled turn is made of: not the metadata, tool calls and reasoning, whose
+# JSON (kilobytes per reply) would be decoded for nothing; any other read of them raises.
+_RECALLED_COLUMNS = load_only(
+    Message.id,
+    Message.seq,
+    Message.sender_id,
+    Message.role,
+    Message.content,
+    Message.created_at,
+    raiseload=True,
+)
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -167,6 +181,7 @@ async def recall_turns(
     rows = (
         await session.execute(
             select(Message)
+            .options(_RECALLED_COLUMNS)
             .where(Message.room_id == room_id, Message.seq.in_(wanted))
             .limit(len(wanted))  # (room_id, seq) is unique: bounded by the hits
         )
@@ -229,7 +244,14 @@ async def _sender_first(
 def render_recalled(turns: Sequence[RecalledTurn]) -> str:
     """Oldest first, each with its date."""
     ordered = sorted(turns, key=lambda turn: turn.first_seq)
-    return "\n\n".join(f"[{turn.when:%Y-%m-%d %H:%M}]\n{turn.text}" for turn in ordered)
+    return "\n\n".join(_dated(turn.when, turn.text) for turn in ordered)
+
+
+@functools.lru_cache(maxsize=1024)
+def _dated(when: datetime, text: str) -> str:
+    # The budget (eko.memory.budget.pack) renders the context once per candidate piece: the
+    # same turns are dated again and again, tens of times per message.
+    return f"[{when:%Y-%m-%d %H:%M}]\n{text}"
 
 
 def _line(message: Message, names: Mapping[int, str], assistant_name: str) -> str:

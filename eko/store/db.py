@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import event
+from sqlalchemy import PoolResetState, event
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -53,6 +53,10 @@ class Database:
         if url.startswith("sqlite"):
             # sqlite-vec registers itself for every SQLite connection opened after this call.
             self.sqlite_vec_available = sqlite_vec.register()
+            # A connection going back to the pool is rolled back only when a transaction is
+            # still open (_sqlite_reset), not after every commit: each rollback is a round trip
+            # to the connection's thread, one per session.
+            kwargs["pool_reset_on_return"] = None
         else:
             self.sqlite_vec_available = False
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
@@ -60,6 +64,7 @@ class Database:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine.sync_engine, "reset", _sqlite_reset)
         # PostgreSQL: no asyncpg codec for `vector` on purpose. pgvector's SQLAlchemy type
         # binds vectors as text ('[1.0,2.0]') and parses text results; a binary asyncpg codec
         # (pgvector.asyncpg.register_vector) rejects those strings ("expected list or
@@ -119,6 +124,15 @@ class Database:
         await self.engine.dispose()
         if self._probe_engine is not None:
             await self._probe_engine.dispose()
+
+
+def _sqlite_reset(dbapi_connection: Any, _record: Any, state: PoolResetState) -> None:
+    """What reset-on-return "rollback" does, minus the rollback of no transaction."""
+    if not state.asyncio_safe or state.transaction_was_reset:
+        return  # as SQLAlchemy's own reset: no I/O outside the event loop; already ended
+    driver = getattr(dbapi_connection, "driver_connection", None)
+    if getattr(driver, "in_transaction", True):
+        dbapi_connection.rollback()
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

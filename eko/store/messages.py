@@ -38,18 +38,21 @@ async def append_message(
     reply_to_id: str | None = None,
     created_at: datetime | None = None,
     in_same_transaction: SessionHook | None = None,
+    looked_up: bool = False,
 ) -> tuple[Message, bool]:
     """Store one message in its own transaction. Returns (message, created).
 
     If a message with the same dedupe_key exists, it is returned with created=False and nothing
     is written. `in_same_transaction` runs inside the insert's transaction (e.g. a quota count),
-    so both happen or neither does.
+    so both happen or neither does. `looked_up`: the caller has just looked the key up and
+    found nothing (no second look before taking the lock; the one under it still runs).
     """
-    # Fast path for retries and duplicates: they need no lock to find what is already stored.
-    async with database.session() as session:
-        existing = await get_by_dedupe_key(session, dedupe_key=dedupe_key)
-    if existing is not None:
-        return existing, False
+    if not looked_up:
+        # Fast path for retries and duplicates: they need no lock to find what is stored.
+        async with database.session() as session:
+            existing = await get_by_dedupe_key(session, dedupe_key=dedupe_key)
+        if existing is not None:
+            return existing, False
     async with database.keyed_locks.hold(f"room-append:{room_id}"):
         return await _append_with_retries(
             database,

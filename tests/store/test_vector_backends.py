@@ -117,3 +117,39 @@ async def test_pgvector_search_uses_the_hnsw_index(database: Database) -> None:
     assert len(hits) == 5
     assert hits[0].item_id == "i42"
     assert all(h.key == "user:1" for h in hits)
+
+
+async def test_pgvector_connections_carry_the_search_settings(database: Database) -> None:
+    """The factory's index gives each new connection its ef_search (and iterative scan) for
+    the whole session: a rolled-back transaction keeps them, and a search with k above
+    ef_search still raises it for its own transaction only."""
+    if database.dialect != "postgresql":
+        pytest.skip("PostgreSQL only")
+    fresh = Database(database.url)  # no pooled connection yet: each one is opened now
+    try:
+        index = build_vector_index(fresh, Settings(pg_hnsw_ef_search=77))
+        assert isinstance(index, PgVectorIndex)
+        vectors = unit(np.random.default_rng(13), 30)
+        await fill(fresh, index, vectors, keys=["k"])
+
+        async def setting(name: str) -> str:
+            async with fresh.session() as session:
+                return str((await session.execute(text(f"SHOW {name}"))).scalar())
+
+        async with fresh.sessions() as session:
+            await session.execute(text("SELECT 1"))
+            await session.rollback()
+        assert await setting("hnsw.ef_search") == "77"
+        async with fresh.session() as session:
+            iterative = await index._has_iterative_scan(session)  # pgvector >= 0.8
+        if iterative:
+            assert await setting("hnsw.iterative_scan") == "relaxed_order"
+        async with fresh.session() as session:
+            hits = await index.search(
+                session, collection="docs", model="m", keys=["k"], query=vectors[3], k=90
+            )
+            assert (await session.execute(text("SHOW hnsw.ef_search"))).scalar() == "90"
+        assert len(hits) == 30 and hits[0].item_id == "i3"
+        assert await setting("hnsw.ef_search") == "77"
+    finally:
+        await fresh.dispose()

@@ -20,6 +20,7 @@ from eko.store.vectors import (
     build_vector_index,
 )
 from eko.store.vectors.memory import MemoryVectorIndex
+from eko.store.vectors.memory_read import skip_own
 from eko.store.vectors.partition import Partition
 
 DIM = 16
@@ -171,6 +172,24 @@ async def test_without_a_shared_bus_new_rows_are_polled(database: Database) -> N
     assert len(await search(database, b, vectors[0])) == 1
     await put(database, a, ["y"], vectors[1:2], "shared")
     assert (await search(database, b, vectors[1]))[0].item_id == "y"
+
+
+async def test_polling_skips_only_its_own_rows(database: Database) -> None:
+    """Both poll (no bus): each writes in turn, so its own rows come between the other's.
+    What a process wrote is not read back (it is in memory already), but a row of the other
+    written between two of its own is still found."""
+    rng = np.random.default_rng(8)
+    a, b = memory_index(database, poll=True), memory_index(database, poll=True)
+    vectors = unit(rng, 6)
+    await put(database, a, ["a0"], vectors[:1], "shared")
+    await search(database, a, vectors[0])
+    await search(database, b, vectors[0])  # both loaded
+    for i, (writer, name) in enumerate([(a, "a1"), (b, "b2"), (a, "a3"), (a, "a4"), (b, "b5")]):
+        await put(database, writer, [name], vectors[i + 1 : i + 2], "shared")
+    for index in (a, b):
+        for i, name in enumerate(["a0", "a1", "b2", "a3", "a4", "b5"]):
+            assert (await search(database, index, vectors[i], k=1))[0].item_id == name
+    assert skip_own(3, set(), [4, 5, 7]) == 5  # 6 is someone else's: the poll reads it
 
 
 async def test_the_factory_wraps_only_when_collections_are_named(database: Database) -> None:

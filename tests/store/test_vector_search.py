@@ -115,3 +115,43 @@ async def test_min_score_and_k(database: Database) -> None:
         assert [h.item_id for h in strict] == ["same", "near"]
         assert all(h.score >= 0.9 for h in strict)
         assert [h.item_id for h in top1] == ["same"]
+
+
+async def test_sqlite_vec_search_after_the_table_creation_rolled_back(database: Database) -> None:
+    """The vec0 table is looked up once per process; one created in a transaction that then
+    rolled back is found gone by the next search, which finds nothing instead of failing."""
+    if database.dialect != "sqlite" or not database.sqlite_vec_available:
+        pytest.skip("sqlite-vec only")
+    from sqlalchemy import text
+
+    from eko.store.vectors.sqlite import SqliteVecIndex, vec_table
+
+    index = SqliteVecIndex()
+    query = unit(np.random.default_rng(5), 1)[0]
+    async with database.sessions() as session:
+        # A write first: the driver opens the transaction before it, so the table's creation
+        # below is part of it (SQLite's DDL is transactional).
+        await session.execute(text("DELETE FROM embeddings WHERE id < 0"))
+        await put(index, session, collection="docs", item_id="a", vector=query)
+        hits = await index.search(
+            session, collection="docs", model="m", keys=["k"], query=query, k=3
+        )
+        assert [h.item_id for h in hits] == ["a"]
+        await session.rollback()
+    async with database.session() as session:
+        exists = await session.execute(
+            text("SELECT 1 FROM sqlite_master WHERE name = :name"), {"name": vec_table(DIM)}
+        )
+        assert exists.first() is None
+        for _ in range(2):
+            hits = await index.search(
+                session, collection="docs", model="m", keys=["k"], query=query, k=3
+            )
+            assert hits == []
+    async with database.session() as session:
+        await put(index, session, collection="docs", item_id="b", vector=query)
+    async with database.session() as session:
+        hits = await index.search(
+            session, collection="docs", model="m", keys=["k"], query=query, k=3
+        )
+    assert [h.item_id for h in hits] == ["b"]

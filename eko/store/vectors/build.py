@@ -26,7 +26,9 @@ def build_vector_index(database: Database, settings: Settings) -> VectorIndex:
     if database.dialect == "postgresql":
         if settings.vector_backend != "auto":
             log.info("vectors.backend_ignored", setting=settings.vector_backend, using="pgvector")
-        return PgVectorIndex(ef_search=settings.pg_hnsw_ef_search)
+        index = PgVectorIndex(ef_search=settings.pg_hnsw_ef_search)
+        index.tune_connections(database.engine)
+        return index
     if settings.vector_backend == "numpy":
         return NumpyIndex()
     if database.sqlite_vec_available:

@@ -38,7 +38,7 @@ from eko.store.vectors.base import (
 )
 from eko.store.vectors.changes import ChangeFeed, ChangeSubscription, VectorChange
 from eko.store.vectors.lru import PartitionLru
-from eko.store.vectors.memory_read import items_after, newest_id, read_items, read_scope
+from eko.store.vectors.memory_read import items_after, newest_id, read_items, read_scope, skip_own
 from eko.store.vectors.partition import Partition, PartitionKey
 
 log = structlog.get_logger("eko.store")
@@ -90,6 +90,7 @@ class MemoryVectorIndex(VectorIndex):
         self._where: dict[tuple[str, str], PartitionKey] = {}  # (collection, item) -> partition
         self._marked: dict[str, set[str]] = {}  # collection -> items to re-read
         self._seen_id = 0  # highest embedding id read (poll_new_rows)
+        self._own_ids: set[int] = set()  # ids above it this process wrote and applied
         self._loading = 0  # loads waiting for the database
         self._load_lock = asyncio.Lock()  # one load at a time: concurrent first searches wait
         self._subscription: ChangeSubscription | None = None
@@ -188,6 +189,8 @@ class MemoryVectorIndex(VectorIndex):
             self._forget(pending.collection, item_id)
         if pending.vectors is None:
             return
+        if self.poll_new_rows:  # in memory already: the poll need not read them back
+            self._seen_id = skip_own(self._seen_id, self._own_ids, pending.embedding_ids)
         # An item given twice keeps its last row, as in the database.
         last = {item_id: i for i, item_id in enumerate(pending.item_ids)}
         for i in last.values():
@@ -328,6 +331,7 @@ class MemoryVectorIndex(VectorIndex):
                     else:
                         self._mark(found_collection, [item_id])
                 self._seen_id = newest
+                self._own_ids = {i for i in self._own_ids if i > newest}
         if marked:
             await self._reread(session, collection, sorted(marked))
 

@@ -115,3 +115,15 @@ async def items_after(
         )
     )
     return [(collection, item_id) for collection, item_id in result.all()]
+
+
+def skip_own(seen_id: int, own_ids: set[int], written: Sequence[int]) -> int:
+    """The highest embedding id a poll has no need to read, after this process applied its
+    own rows `written` (`own_ids`: those of its rows above `seen_id`, kept up to date). It
+    moves only over ids that are all this process's: a gap may be another process's row,
+    which the poll must still read."""
+    own_ids.update(i for i in written if i > seen_id)
+    while seen_id + 1 in own_ids:
+        seen_id += 1
+        own_ids.discard(seen_id)
+    return seen_id

@@ -11,10 +11,11 @@ expression so the planner can use the index. Above 2,000 dimensions (pgvector's 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import structlog
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import event, text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from eko.store.vectors.base import VectorHit, VectorIndex, VectorQuery, hits_from_rows
 from eko.store.vectors.rows import vector_literal
@@ -23,6 +24,15 @@ log = structlog.get_logger("eko.store")
 
 HNSW_MAX_DIM = 2000
 HALFVEC_MAX_DIM = 4000
+
+
+_VERSION_SQL = "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+# Connection info: the (ef_search, iterative scan) a connection was given for its session.
+_TUNED = "eko_hnsw_session_settings"
+
+
+def _version(version: Any) -> tuple[int, ...]:
+    return tuple(int(p) for p in str(version or "0").split(".")[:2] if p.isdigit())
 
 
 def hnsw_index_name(dim: int) -> str:
@@ -62,11 +72,33 @@ class PgVectorIndex(VectorIndex):
         )
         return "\n".join(str(line) for line in result.scalars())
 
+    def tune_connections(self, engine: AsyncEngine) -> None:
+        """Give each connection the engine opens from now on this index's settings for its
+        whole session (set at connect, outside any transaction, so no rollback undoes them):
+        a search then needs no set_config round trip of its own, unless k > ef_search."""
+        if not event.contains(engine.sync_engine, "connect", self._on_connect):
+            event.listen(engine.sync_engine, "connect", self._on_connect)
+
+    def _on_connect(self, dbapi_connection: Any, record: Any) -> None:
+        async def configure(connection: Any) -> tuple[int, bool]:  # asyncpg's own
+            version = await connection.fetchval(_VERSION_SQL)
+            iterative = version is not None and _version(version) >= (0, 8)
+            await connection.execute(f"SET hnsw.ef_search = {int(self.ef_search)}")
+            if iterative:
+                await connection.execute("SET hnsw.iterative_scan = relaxed_order")
+            return self.ef_search, iterative
+
+        record.info[_TUNED] = dbapi_connection.run_async(configure)
+
     async def _tune(self, session: AsyncSession, k: int) -> None:
-        # Transaction-local settings (set_config(..., true) = SET LOCAL), in one round trip.
+        # Transaction-local settings (set_config(..., true) = SET LOCAL), in one round trip,
+        # unless the connection has them for its session already (tune_connections).
         # ef_search below k would cap the result below k.
         ef_search = max(self.ef_search, k)
-        if await self._has_iterative_scan(session):
+        iterative = await self._has_iterative_scan(session)
+        if (await session.connection()).info.get(_TUNED) == (ef_search, iterative):
+            return
+        if iterative:
             # pgvector ≥ 0.8: keep walking the graph until k rows pass the filters, instead of
             # filtering ef_search candidates and returning fewer than k.
             await session.execute(
@@ -83,13 +115,8 @@ class PgVectorIndex(VectorIndex):
 
     async def _has_iterative_scan(self, session: AsyncSession) -> bool:
         if self._iterative_scan is None:
-            version = (
-                await session.execute(
-                    text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-                )
-            ).scalar()
-            parts = tuple(int(p) for p in str(version or "0").split(".")[:2] if p.isdigit())
-            self._iterative_scan = parts >= (0, 8)
+            version = (await session.execute(text(_VERSION_SQL))).scalar()
+            self._iterative_scan = _version(version) >= (0, 8)
             if not self._iterative_scan:
                 log.warning(
                     "pgvector.old",

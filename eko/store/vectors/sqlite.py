@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import structlog
 from sqlalchemy import bindparam, select, text
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.models import Embedding
@@ -47,12 +48,19 @@ class SqliteVecIndex(VectorIndex):
     def __init__(self) -> None:
         # Dimensions whose vec0 table was checked against `embeddings` in this process.
         self._checked_dims: set[int] = set()
+        # Dimensions whose vec0 table a search found (the existence check is done once).
+        self._seen_dims: set[int] = set()
 
     async def search_query(self, session: AsyncSession, query: VectorQuery) -> list[VectorHit]:
-        await self._check_once(session, query.dim)
-        # Still look: the table may have been created in a transaction that then rolled back.
-        if not await _table_exists(session, vec_table(query.dim)):
-            return []
+        dim = query.dim
+        await self._check_once(session, dim)
+        # Look the first time: the table may have been created in a transaction that then
+        # rolled back. Once seen, it stays (nothing drops it): no lookup per search, and a
+        # table gone all the same is forgotten below.
+        if dim not in self._seen_dims:
+            if not await _table_exists(session, vec_table(dim)):
+                return []
+            self._seen_dims.add(dim)
         # The KNN runs inside vec0 with every filter applied during the scan, so k rows come
         # back even when the key filter is selective; the join then fetches item ids.
         statement = text(
@@ -66,16 +74,22 @@ class SqliteVecIndex(VectorIndex):
             FROM knn JOIN embeddings AS e ON e.id = knn.rowid
             """
         ).bindparams(bindparam("keys", expanding=True))
-        result = await session.execute(
-            statement,
-            {
-                "query": query.vector.tobytes(),
-                "k": min(query.k, VEC0_MAX_K),
-                "collection": query.collection,
-                "model": query.model,
-                "keys": list(query.keys),
-            },
-        )
+        try:
+            result = await session.execute(
+                statement,
+                {
+                    "query": query.vector.tobytes(),
+                    "k": min(query.k, VEC0_MAX_K),
+                    "collection": query.collection,
+                    "model": query.model,
+                    "keys": list(query.keys),
+                },
+            )
+        except OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            self._seen_dims.discard(dim)  # its creation was rolled back: nothing to find
+            return []
         return hits_from_rows(list(result.all()), query.min_score)
 
     async def sync(self, session: AsyncSession, *, full: bool = True) -> int:
