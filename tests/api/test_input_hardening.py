@@ -330,3 +330,38 @@ async def test_a_malformed_user_id_in_a_cache_request_is_422_not_500(
         ):
             response = await h.client.post(path, json=body, headers=staff)
             assert response.status_code == 422, (path, response.text)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"model": "eko", "messages": [{"role": "user", "content": "a\\u0000b"}]}',
+        '{"model": "eko", "messages": [{"role": "user", "content": "\\ud800"}]}',
+        '{"model": "eko", "messages": [{"role": "user", "content": '
+        '[{"type": "text", "text": "x\\udfffy"}]}]}',
+        '{"model": "eko", "messages": [{"role": "user", "content": "Hi", "name": "\\u0000"}]}',
+        '{"model": "eko\\u0000", "messages": [{"role": "user", "content": "Hi"}]}',
+        '{"model": "eko", "user": "\\ud83d", "messages": [{"role": "user", "content": "Hi"}]}',
+    ],
+)
+async def test_the_openai_route_refuses_unstorable_text_and_stores_nothing(
+    make_harness: HarnessFactory, body: str
+) -> None:
+    """/v1/chat/completions checks text like every other route: a 400 in OpenAI's shape, not a
+    500 (PostgreSQL) or a NUL stored (SQLite)."""
+    async with make_harness() as h:
+        _, headers = await h.user()
+        async with h.services.database.session() as session:
+            before = await session.scalar(select(func.count()).select_from(Message))
+        response = await h.client.post(
+            "/v1/chat/completions",
+            content=body.encode(),
+            headers={**headers, "content-type": "application/json"},
+        )
+        async with h.services.database.session() as session:
+            after = await session.scalar(select(func.count()).select_from(Message))
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["type"] == "invalid_request_error"
+    assert "not accepted" in error["message"]
+    assert after == before

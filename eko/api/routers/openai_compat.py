@@ -245,7 +245,9 @@ async def _read(request: Request) -> CompletionRequest:
     try:
         return CompletionRequest.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        # The error that got furthest: for a union (content as a string or a list of parts)
+        # the branch that matched the shape says what is wrong, not the one that did not.
+        first = max(exc.errors(), key=lambda error: len(error["loc"]))
         where = ".".join(str(part) for part in first["loc"])
         raise OpenAIError(400, f"{where}: {first['msg']}", param=where or None) from exc
 

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from eko.api.schemas.inputs import InputText
+
 # Refused: Eko cannot do what they ask.
 UNSUPPORTED = (
     "tools",
@@ -67,14 +69,15 @@ class OpenAIError(Exception):
 class ContentPart(BaseModel):
     model_config = ConfigDict(extra="allow")
     type: str
-    text: str | None = None
+    text: InputText | None = None
 
 
 class InputMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
     role: Literal["system", "developer", "user", "assistant", "tool", "function"]
-    content: str | list[ContentPart] | None = None
-    name: str | None = None
+    # Checked like every other route's text: NUL and lone surrogates cannot be stored.
+    content: InputText | list[ContentPart] | None = None
+    name: InputText | None = None
 
 
 class StreamOptions(BaseModel):
@@ -84,11 +87,11 @@ class StreamOptions(BaseModel):
 
 class CompletionRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
-    model: str
+    model: InputText
     messages: list[InputMessage] = Field(min_length=1)
     stream: bool = False
     stream_options: StreamOptions | None = None
-    user: str | None = None
+    user: InputText | None = None
     n: int | None = None
     response_format: dict[str, Any] | None = None
 
