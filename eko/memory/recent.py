@@ -32,8 +32,6 @@ class RecentWindow:
     turns: tuple[ConversationTurn, ...] = ()
     # Display names of the senders (several people speak in a lobby).
     names: Mapping[int, str] = field(default_factory=dict)
-    # At most this many characters of rendered turns (the newest turn is kept, cut if needed).
-    max_chars: int = 0
     part: RecentPart = EMPTY_RECENT
 
     @property
@@ -118,7 +116,7 @@ class RecentReader:
             char_start=kept[0].char_start,
             text=text,
         )
-        return RecentWindow(turns=tuple(kept), names=names, max_chars=self.max_chars, part=part)
+        return RecentWindow(turns=tuple(kept), names=names, part=part)
 
     def style(self) -> TurnStyle:
         return TurnStyle(mode="context", assistant_label=f"Assistant ({self.assistant_name})")

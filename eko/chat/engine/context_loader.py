@@ -28,7 +28,7 @@ from eko.chat.engine.profile import REQUIRED_KEYS, DiscoveryGates
 from eko.chat.engine.quota import QuotaStatus
 from eko.chat.pipeline import Turn
 from eko.config import Settings
-from eko.memory.recent import RecentReader, RecentWindow
+from eko.memory.recent import RecentReader, RecentWindow, sender_names
 from eko.store import chat_profile
 from eko.store import messages as message_repo
 from eko.store.chat_models import DocScope, UserFact
@@ -318,7 +318,7 @@ async def history_of(
     rows = [*window.messages, message]
     names = dict(window.names)
     if message.sender_id is not None and message.sender_id not in names:
-        names.update(await _sender_names(session, [message]))
+        names.update(await sender_names(session, [message]))
     return [_history_item(row, names) for row in rows]
 
 
@@ -343,7 +343,7 @@ async def load_history(
     rows = await message_repo.recent_messages(
         session, room_id=room_id, limit=limit, up_to_seq=up_to_seq
     )
-    names = await _sender_names(session, rows)
+    names = await sender_names(session, rows)
     return [_history_item(row, names) for row in rows]
 
 
@@ -351,14 +351,6 @@ def _turn_meta(row: Message) -> dict[str, Any]:
     # Only what continuity needs: the previous turn's intent, mode and intro target.
     meta = row.meta or {}
     return {key: meta[key] for key in ("intent", "mode", "smalltalk_target_key") if key in meta}
-
-
-async def _sender_names(session: AsyncSession, rows: Any) -> dict[int, str]:
-    ids = {row.sender_id for row in rows if row.sender_id is not None}
-    if not ids:
-        return {}
-    result = await session.execute(select(User.id, User.display_name).where(User.id.in_(ids)))
-    return {row[0]: row[1] for row in result}
 
 
 def _apply_fact_profile(profile: dict[str, Any], known: dict[str, Any]) -> None:
