@@ -15,6 +15,7 @@ from eko.chat.engine.warmup import stable_prefixes, warm_up
 from eko.chat.feedback import FeedbackService
 from eko.chat.memory_context import memory_context_node
 from eko.chat.memory_guard import GuardAutoLearn, MemoryGuardStage
+from eko.chat.recovery import AnswerRecovery
 from eko.chat.service import ChatService
 from eko.config import Settings
 from eko.embed import Embedder, build_embedder
@@ -71,6 +72,9 @@ class Services:
     # The collections searched in memory (EKO_VECTOR_MEMORY_COLLECTIONS: the memory guard's
     # entries, the rooms' turns) in front of `vectors`.
     memory_vectors: VectorIndex | None = None
+    # Answers every stored message still owed one (after a crash, a database outage); a
+    # server process starts it (eko/api/app.py).
+    recovery: AnswerRecovery | None = None
 
     async def warm_up(self) -> int:
         """Prime the local model with the prompt heads every reply starts with."""
@@ -83,7 +87,10 @@ class Services:
         return await warm_up(self.providers, prefixes)
 
     async def aclose(self) -> None:
-        # Accepted messages are answered before the process lets go of its database.
+        # No new claims; accepted messages are answered before the process lets go of its
+        # database (what is left owed is answered by the next start).
+        if self.recovery is not None:
+            await self.recovery.aclose()
         await self.chat.drain()
         # Running jobs get a grace period; unfinished ones stay queued for the next start.
         await self.jobs.aclose()
@@ -242,4 +249,10 @@ def build_services(
         db_health=DatabaseHealthMonitor(database),
         lobby=lobby,
         memory_vectors=memory_vectors,
+        recovery=AnswerRecovery(
+            database,
+            chat,
+            lease_s=settings.chat_answer_lease_s,
+            poll_s=settings.chat_recovery_poll_s,
+        ),
     )

@@ -59,6 +59,10 @@ def create_app(
         if owned and settings.jobs_worker_in_process:
             # One machine, one command: this process runs jobs too (EKO_JOBS_WORKER_IN_PROCESS).
             await app.state.services.jobs.start()
+        recovery = app.state.services.recovery
+        if owned and recovery is not None:
+            # Stored messages still owed an answer (a crash, an outage) are answered.
+            recovery.start()
         health_monitor = app.state.services.db_health
         await health_monitor.refresh()
         health_monitor.start()

@@ -12,44 +12,17 @@ from __future__ import annotations
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from eko.api.problems import problem_response
 from eko.chat.service import Overloaded
+from eko.store.outage import database_unavailable
 
 log = structlog.get_logger("eko.api")
 
 POOL_RETRY_AFTER_S = 2
 DATABASE_RETRY_AFTER_S = 2
-# SQLSTATE classes of an unreachable or restarting server: 08 connection exception, 57P
-# operator intervention (admin_shutdown, crash_shutdown, cannot_connect_now, database_dropped).
-_UNAVAILABLE_SQLSTATES = ("08", "57P")
-# Where a raw OSError comes from when connecting fails below SQLAlchemy (a refused TCP
-# connection, a missing unix socket while PostgreSQL restarts).
-_DRIVER_MODULES = ("asyncpg", "sqlalchemy", "aiosqlite")
-
-
-def database_unavailable(exc: BaseException) -> bool:
-    """Whether `exc` says the database cannot be reached right now (rather than a bug)."""
-    if isinstance(exc, DBAPIError):
-        if exc.connection_invalidated or isinstance(exc, OperationalError | InterfaceError):
-            return True
-        code = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
-        return isinstance(code, str) and code.startswith(_UNAVAILABLE_SQLSTATES)
-    if isinstance(exc, OSError):
-        return _raised_by_driver(exc)
-    return False
-
-
-def _raised_by_driver(exc: BaseException) -> bool:
-    traceback = exc.__traceback__
-    while traceback is not None:
-        module = str(traceback.tb_frame.f_globals.get("__name__", ""))
-        if module.split(".", 1)[0] in _DRIVER_MODULES:
-            return True
-        traceback = traceback.tb_next
-    return False
 
 
 def install_overload_handlers(app: FastAPI) -> None:

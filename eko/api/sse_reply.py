@@ -4,7 +4,8 @@
     event: message  data: the stored user message (MessageOut)
     event: delta    data: {"index": n, "text": "..."}                 (0..n times)
     event: error    data: {"code": ..., "detail": ...}                  (a broken or failed reply)
-    event: done     data: {"message": MessageOut | null, "source": model|cache|paywall|fallback}
+    event: done     data: {"message": MessageOut | null, "source": model|cache|paywall|fallback,
+                           "pending": true when the answer is owed and will come later}
 
 The deltas are the text as it is written; `done` carries the reply as stored, which is what
 a client keeps (a cache or paywall answer arrives as one delta). Problems found before the
@@ -121,5 +122,7 @@ async def _events(
             {
                 "message": MessageOut.of(reply).model_dump(mode="json") if reply else None,
                 "source": source_of(reply) if reply is not None else None,
+                # Stored, answer owed: it comes later as a message.created event.
+                "pending": item.exchange.answer_pending,
             },
         )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
+import socket
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -23,13 +25,20 @@ from eko.jobs.queue import JobQueue
 from eko.llm.deadline import message_deadline
 from eko.lobby.mentions import is_mentioned, persona_name
 from eko.memory.recent import RecentReader
+from eko.store import answer_outbox as outbox
 from eko.store import message_versions as version_repo
 from eko.store import messages as message_repo
 from eko.store.db import Database
 from eko.store.locks import KeyedLocks
 from eko.store.models import Message, Room, User
+from eko.store.outage import database_busy_or_unavailable
 
 log = structlog.get_logger("eko.chat")
+
+
+# A transient database failure while answering is retried after these pauses, then the message
+# is left owed to the recovery loop.
+TRANSIENT_RETRY_PAUSES_S = (0.5, 1.5)
 
 
 class MessageTooLong(ValueError):
@@ -61,6 +70,9 @@ class Exchange:
     assistant_message: Message | None
     # False when the same client message id was posted before (nothing new stored).
     created: bool
+    # The message is stored and owed an answer, but answering it failed for now (the database
+    # was busy or unreachable): the recovery loop answers it (eko/chat/recovery.py).
+    answer_pending: bool = False
 
 
 def reply_dedupe_key(user_message_id: str) -> str:
@@ -79,6 +91,7 @@ class ChatService:
         jobs: JobQueue | None = None,
         events: EventBus | None = None,
         recent: RecentReader | None = None,
+        worker_id: str | None = None,
     ) -> None:
         self._database = database
         self.writer = writer
@@ -101,6 +114,11 @@ class ChatService:
         self._work: set[asyncio.Task[Any]] = set()
         # Replies being streamed, by user message (eko/chat/streaming.py).
         self.live = LiveReplies(events)
+        # This process in the answer outbox (eko/store/answer_outbox.py): the leases it holds
+        # are on the user messages it is answering now.
+        self.worker_id = worker_id or new_worker_id()
+        self._lease_s = settings.chat_answer_lease_s
+        self._answering_ids: set[str] = set()
 
     def validate(self, content: str) -> str:
         text = content.strip()
@@ -167,6 +185,10 @@ class ChatService:
             self._inflight[dedupe_key] = count - 1
 
     @property
+    def max_inflight(self) -> int:
+        return self._max_inflight
+
+    @property
     def inflight(self) -> int:
         """Distinct messages being stored or answered right now."""
         return len(self._inflight)
@@ -187,6 +209,7 @@ class ChatService:
         route: str | None = None,
     ) -> Exchange:
         fingerprint = content_fingerprint(text)
+        answers = self.should_answer(room, text)
         user_message, created = await message_repo.append_message(
             self._database,
             room_id=room.id,
@@ -196,8 +219,9 @@ class ChatService:
             dedupe_key=dedupe_key,
             meta={"content_sha256": fingerprint, **({"route": route} if route else {})},
             # The free quota counts messages the assistant answers: a lobby message that does
-            # not mention it costs the sender nothing.
-            in_same_transaction=_count_quota if self.should_answer(room, text) else None,
+            # not mention it costs the sender nothing. A message to answer now is owed its
+            # answer from the moment it is stored (the outbox row is in the same transaction).
+            in_same_transaction=self._on_store(answers=answers, owed=answers and respond),
         )
         if created:
             await self._publish(user_message)
@@ -212,14 +236,27 @@ class ChatService:
             self.live.adopt(user_message, live)
         assistant_message = None
         try:
-            if respond and self.should_answer(room, text):
+            if respond and answers:
                 assistant_message = await self._answer_locked(
                     Turn(user=user, room=room, user_message=user_message)
                 )
         finally:
             if live is not None:
                 self.live.discard(user_message.id, live)
-        return Exchange(user_message, assistant_message, created)
+        pending = respond and answers and assistant_message is None
+        return Exchange(user_message, assistant_message, created, answer_pending=pending)
+
+    def _on_store(self, *, answers: bool, owed: bool) -> message_repo.SessionHook | None:
+        if not answers:
+            return None
+        worker_id, lease_s = self.worker_id, self._lease_s
+
+        async def counted_and_owed(session: AsyncSession, message: Message) -> None:
+            await _count_quota(session, message)
+            if owed:
+                await outbox.owe(session, message, worker_id=worker_id, lease_s=lease_s)
+
+        return counted_and_owed
 
     def should_answer(self, room: Room, text: str) -> bool:
         """A direct room always gets an answer; the lobby only when the assistant is named."""
@@ -228,19 +265,88 @@ class ChatService:
         # eko/lobby/mentions.py: word-bounded, accent-insensitive, the lobby's persona name.
         return is_mentioned(text, persona_name(room, self._settings))
 
-    async def answer(self, turn: Turn) -> Message:
-        """Store (once) and return the assistant's answer to a stored user message.
+    async def answer(self, turn: Turn) -> Message | None:
+        """Store (once) and return the assistant's answer to a stored user message; None when
+        it cannot be answered right now (database busy or unreachable) and is owed instead.
 
         Runs to the end even if the caller is cancelled (the HTTP client went away)."""
         task = asyncio.create_task(self._answer_locked(turn), name=f"answer:{turn.user_message.id}")
         self._track(task)
         return await asyncio.shield(task)
 
-    async def _answer_locked(self, turn: Turn) -> Message:
+    async def answer_owed(self, user_message_id: str) -> Message | None:
+        """Answer a stored message the outbox says is owed (the recovery loop claimed it for
+        this process). Counts against the admission limit like a new message."""
+        async with self._database.session() as session:
+            message = await session.get(Message, user_message_id)
+            room = await session.get(Room, message.room_id) if message is not None else None
+            sender = (
+                await session.get(User, message.sender_id)
+                if message is not None and message.sender_id is not None
+                else None
+            )
+        if message is None or room is None or sender is None:
+            # Its room or its sender was deleted since: nobody is waiting for this answer.
+            await outbox.settle_now(self._database, user_message_id)
+            return None
+        key = message.dedupe_key
+        self._inflight[key] = self._inflight.get(key, 0) + 1
+        task = asyncio.create_task(
+            self._answer_locked(Turn(user=sender, room=room, user_message=message)),
+            name=f"answer-owed:{user_message_id}",
+        )
+        self._track(task)
+        task.add_done_callback(lambda _t: self._leave(key))
+        return await asyncio.shield(task)
+
+    @property
+    def answering_ids(self) -> list[str]:
+        """The user messages this process is answering now (the leases it renews)."""
+        return list(self._answering_ids)
+
+    async def _answer_locked(self, turn: Turn) -> Message | None:
         # Concurrent duplicate requests wait for the first answer instead of calling the
         # model again. Across workers, the unique dedupe key still stores one answer.
-        async with self._answering.hold(turn.user_message.id):
-            return await self._answer_once(turn)
+        message_id = turn.user_message.id
+        async with self._answering.hold(message_id):
+            self._answering_ids.add(message_id)
+            try:
+                for pause_s in (*TRANSIENT_RETRY_PAUSES_S, None):
+                    try:
+                        return await self._answer_once(turn)
+                    except Exception as exc:
+                        transient = database_busy_or_unavailable(exc)
+                        if transient and pause_s is not None:
+                            await asyncio.sleep(pause_s)  # a busy pool often frees up soon
+                            continue
+                        # Stored, so owed: the outbox row stays, and the message is answered
+                        # by the recovery loop (eko/chat/recovery.py) — when the database
+                        # serves again, or, for a bug, on ever rarer retries.
+                        if transient:
+                            log.warning(
+                                "chat.answer.deferred",
+                                message_id=message_id,
+                                error=type(exc).__name__,
+                            )
+                        else:
+                            log.exception("chat.answer.failed", message_id=message_id)
+                        await self._give_back(message_id, exc)
+                        break
+                return None
+            finally:
+                self._answering_ids.discard(message_id)
+
+    async def _give_back(self, message_id: str, exc: BaseException) -> None:
+        try:
+            await outbox.release(
+                self._database,
+                user_message_id=message_id,
+                worker_id=self.worker_id,
+                retry_in_s=self._settings.chat_answer_retry_s,
+                error=f"{type(exc).__name__}: {exc}",
+            )
+        except Exception:  # the database is still down: the lease runs out by itself
+            log.warning("chat.answer.release_failed", message_id=message_id)
 
     def _track(self, task: asyncio.Task[Any]) -> None:
         self._work.add(task)
@@ -250,6 +356,8 @@ class ChatService:
         dedupe_key = reply_dedupe_key(turn.user_message.id)
         async with self._database.session() as session:
             existing = await message_repo.get_by_dedupe_key(session, dedupe_key=dedupe_key)
+            if existing is not None:
+                await outbox.settle(session, turn.user_message.id)
         if existing is not None:
             return existing
         # One deadline for every model call made for this message (orchestrator, writer and
@@ -271,11 +379,24 @@ class ChatService:
             dedupe_key=dedupe_key,
             reply_to_id=turn.user_message.id,
             looked_up=True,  # just above; the look under the room's lock still runs
+            # One transaction: the reply, the end of what is owed, and its background work.
+            in_same_transaction=self._on_reply(turn),
         )
         if created:
+            if self._jobs is not None:
+                self._jobs.wake()
             await self._publish(reply)
-            await self._enqueue_after_reply(turn, reply)
         return reply
+
+    def _on_reply(self, turn: Turn) -> message_repo.SessionHook:
+        after_reply, jobs = self.after_reply, self._jobs
+
+        async def settled_with_jobs(session: AsyncSession, reply: Message) -> None:
+            await outbox.settle(session, turn.user_message.id)
+            if after_reply is not None and jobs is not None:
+                await after_reply.enqueue_in(session, jobs, turn, reply)
+
+        return settled_with_jobs
 
     async def regenerate(
         self, turn: Turn, reply: Message, *, live: LiveReply | None = None
@@ -352,6 +473,11 @@ class ChatService:
                 before_seq=turn.user_message.seq,
             )
         return replace(turn, recent=window)
+
+
+def new_worker_id() -> str:
+    """This process in the outbox's claims: readable in a listing, unique per start."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 def content_fingerprint(text: str) -> str:

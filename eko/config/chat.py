@@ -24,6 +24,15 @@ class ConversationSettings(BaseModel):
     # Messages being answered at once in this process; past it a new message gets a 503 with
     # Retry-After before anything is stored (duplicates of a message in flight still join it).
     chat_max_inflight: int = Field(default=256, ge=1)
+    # The answer outbox (eko/chat/recovery.py): a process answering a stored message holds a
+    # lease this long, renewed every third of it; when its process dies, another (or the same
+    # after a restart) answers the message once the lease has run out.
+    chat_answer_lease_s: float = Field(default=30.0, ge=3)
+    # A transient failure (database busy or unreachable) while answering: the message goes
+    # back to the outbox and is tried again after this long.
+    chat_answer_retry_s: float = Field(default=5.0, gt=0)
+    # How often each server process looks for messages owed an answer (start-up included).
+    chat_recovery_poll_s: float = Field(default=5.0, gt=0)
 
 
 class ChatEngineSettings(BaseModel):

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import structlog
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.jobs.queue import JobQueue
 from eko.jobs.registry import JobDefinition, JobRegistry
@@ -51,6 +52,15 @@ def room_lock(room_id: str) -> str:
     return f"room:{room_id}"
 
 
+def _args(turn: Turn, reply: Message) -> dict[str, Any]:
+    return {
+        "room_id": turn.room.id,
+        "user_id": turn.user.id,
+        "user_message_id": turn.user_message.id,
+        "reply_id": reply.id,
+    }
+
+
 class AfterReplyJobs:
     def __init__(
         self, database: Database, hooks: Sequence[AfterReply], *, max_attempts: int = 5
@@ -74,15 +84,27 @@ class AfterReplyJobs:
             )
 
     async def enqueue(self, queue: JobQueue, turn: Turn, reply: Message) -> None:
-        args = {
-            "room_id": turn.room.id,
-            "user_id": turn.user.id,
-            "user_message_id": turn.user_message.id,
-            "reply_id": reply.id,
-        }
+        """Each hook's job, each in its own transaction (a regenerated reply: the new version
+        is already stored)."""
         for hook in self.hooks:
             if runs_for(hook, reply):
-                await queue.enqueue(self.job_name(hook), args, lock=room_lock(turn.room.id))
+                await queue.enqueue(
+                    self.job_name(hook), _args(turn, reply), lock=room_lock(turn.room.id)
+                )
+
+    async def enqueue_in(
+        self, session: AsyncSession, queue: JobQueue, turn: Turn, reply: Message
+    ) -> int:
+        """Each hook's job inside the reply's own transaction: a stored reply always has its
+        background work queued (and a rolled-back one has none). Returns how many."""
+        count = 0
+        for hook in self.hooks:
+            if runs_for(hook, reply):
+                await queue.enqueue_in(
+                    session, self.job_name(hook), _args(turn, reply), lock=room_lock(turn.room.id)
+                )
+                count += 1
+        return count
 
     def _handler(self, hook: AfterReply) -> Any:
         database = self._database

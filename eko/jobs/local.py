@@ -22,6 +22,7 @@ from datetime import timedelta
 from typing import Any
 
 import structlog
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.jobs import local_store as store
 from eko.jobs.backoff import Backoff
@@ -96,10 +97,36 @@ class LocalJobQueue:
         if job_id is None:
             log.debug("jobs.already_queued", job=name, queueing_lock=queueing_lock)
             return None
+        self.wake()
+        return job_id
+
+    async def enqueue_in(
+        self,
+        session: AsyncSession,
+        name: str,
+        args: dict[str, Any],
+        *,
+        lock: str | None = None,
+        priority: int = 0,
+    ) -> int:
+        definition = self.registry.get(name)
+        job = store.new_job(
+            name=name,
+            args=args,
+            lock=lock,
+            queueing_lock=None,
+            priority=priority,
+            max_attempts=definition.max_attempts,
+            run_at=utcnow(),
+        )
+        session.add(job)
+        await session.flush()
+        return job.id
+
+    def wake(self) -> None:
         self._wake.set()
         if self._loop_task is None and self._burst_on_enqueue and not self._closing:
             self._start_burst()
-        return job_id
 
     def _start_burst(self) -> None:
         if self._burst is None or self._burst.done():

@@ -35,6 +35,32 @@ def info(job: Job) -> JobInfo:
     )
 
 
+def new_job(
+    *,
+    name: str,
+    args: dict[str, Any],
+    lock: str | None,
+    queueing_lock: str | None,
+    priority: int,
+    max_attempts: int,
+    run_at: datetime,
+) -> Job:
+    return Job(
+        name=name,
+        args=args,
+        status="queued",
+        priority=priority,
+        lock=lock,
+        queueing_lock=queueing_lock,
+        room_id=room_of(args),
+        attempts=0,
+        deferrals=0,
+        max_attempts=max_attempts,
+        run_at=run_at,
+        created_at=utcnow(),
+    )
+
+
 async def insert(
     database: Database,
     *,
@@ -49,19 +75,14 @@ async def insert(
     """The new job's id, or None when its queueing lock already has a queued job."""
     try:
         async with database.session() as session:
-            job = Job(
+            job = new_job(
                 name=name,
                 args=args,
-                status="queued",
-                priority=priority,
                 lock=lock,
                 queueing_lock=queueing_lock,
-                room_id=room_of(args),
-                attempts=0,
-                deferrals=0,
+                priority=priority,
                 max_attempts=max_attempts,
                 run_at=run_at,
-                created_at=utcnow(),
             )
             session.add(job)
             await session.flush()

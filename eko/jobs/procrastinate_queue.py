@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -21,6 +22,8 @@ import structlog
 from procrastinate import App, PsycopgConnector
 from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Job as ProcrastinateJob
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.jobs.procrastinate_support import (
     STATUS_FROM_PROCRASTINATE,
@@ -40,6 +43,14 @@ log = structlog.get_logger("eko.jobs")
 # latest missed window to run once after any downtime, however long.
 NEVER_TOO_LATE_S = 10 * 365 * 24 * 3600
 STALLED_TASK = "eko.jobs.retry_stalled"
+DEFAULT_QUEUE = "default"
+# procrastinate's defer, as its own queries.sql calls it (typed for asyncpg's prepare).
+DEFER_IN_TRANSACTION = text(
+    "SELECT unnest(procrastinate_defer_jobs_v1(ARRAY[ROW("
+    "CAST(:queue AS varchar), CAST(:task AS varchar), CAST(:priority AS integer), "
+    "CAST(:lock AS text), CAST(NULL AS text), CAST(:args AS jsonb), "
+    "CAST(NULL AS timestamptz))::procrastinate_job_to_defer_v1])) AS id"
+)
 # A worker that stopped by itself (its database connection failed) starts again after this
 # long, doubling while it keeps failing.
 _WORKER_RESTART_MIN_S = 1.0
@@ -168,6 +179,37 @@ class ProcrastinateJobQueue:
             return None
         self._mine.add(job_id)
         return job_id
+
+    async def enqueue_in(
+        self,
+        session: AsyncSession,
+        name: str,
+        args: dict[str, Any],
+        *,
+        lock: str | None = None,
+        priority: int = 0,
+    ) -> int:
+        # procrastinate's own defer function, called on the caller's connection: the job is
+        # part of its transaction (procrastinate's tables live in Eko's database). The task
+        # takes its arguments as `args=` (see _register), as `enqueue` defers them.
+        self.registry.get(name)
+        job_id = (
+            await session.execute(
+                DEFER_IN_TRANSACTION,
+                {
+                    "queue": DEFAULT_QUEUE,
+                    "task": name,
+                    "priority": priority,
+                    "lock": lock,
+                    "args": json.dumps({"args": args}),
+                },
+            )
+        ).scalar_one()
+        self._mine.add(int(job_id))
+        return int(job_id)
+
+    def wake(self) -> None:
+        """Nothing to do: procrastinate's workers hear of new jobs through NOTIFY."""
 
     # --- running --------------------------------------------------------------------------
 

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, Protocol
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from eko.jobs.registry import JobRegistry
 from eko.jobs.types import JobInfo, JobStatus
 
@@ -32,6 +34,24 @@ class JobQueue(Protocol):
         """Persist a job; returns its id, or None when `queueing_lock` already has a queued
         job (which will do the same work). `lock`: jobs sharing it run one at a time, in
         order. Higher `priority` runs first."""
+        ...
+
+    async def enqueue_in(
+        self,
+        session: AsyncSession,
+        name: str,
+        args: dict[str, Any],
+        *,
+        lock: str | None = None,
+        priority: int = 0,
+    ) -> int:
+        """Persist a job inside the caller's transaction (`session`, on Eko's database): the
+        job exists if and only if that transaction commits. Call `wake()` after the commit.
+        No queueing lock here: a conflict would abort the caller's transaction."""
+        ...
+
+    def wake(self) -> None:
+        """Jobs were committed by `enqueue_in`: look at the queue now."""
         ...
 
     async def start(self) -> None:

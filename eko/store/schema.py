@@ -13,6 +13,7 @@ from eko.store import (
     lobby_models,  # lobby: reflections, their stats, activity summaries
     memory_models,  # memory: items, summaries, topics
     models,
+    outbox_models,  # user messages still owed an answer
     version_models,  # earlier versions of regenerated replies
 )
 from eko.store.models import Base
@@ -28,5 +29,6 @@ __all__ = [
     "memory_models",
     "metadata",
     "models",
+    "outbox_models",
     "version_models",
 ]

@@ -23,7 +23,7 @@ from eko.store.models import User
 router = APIRouter(prefix="/v1", tags=["chat"])
 
 
-@router.post("/chat/message", responses=problem_responses(403, 404))
+@router.post("/chat/message", responses=problem_responses(403, 404, 503))
 async def chat_message(
     body: ChatMessageIn, user: CurrentUser, database: DatabaseDep, chat: ChatDep
 ) -> ChatMessageOut:
@@ -68,6 +68,16 @@ async def chat_message(
             assistant_message=None,
         )
     reply = await chat.answer(Turn(user=sender, room=room, user_message=message))
+    if reply is None:
+        # The database failed while answering: this call stored nothing; the same call again
+        # answers (and never twice).
+        raise Problem(
+            503,
+            "database-busy",
+            "Database busy",
+            "The answer could not be written right now; this call stored nothing. Retry shortly.",
+            headers={"Retry-After": "2"},
+        )
     return ChatMessageOut(
         conversation_id=room.id,
         user_message_id=message.id,

@@ -51,6 +51,12 @@ from eko.wiring import Services
 
 log = structlog.get_logger("eko.api")
 router = APIRouter(tags=["openai"])
+# The message is stored and will be answered (the database failed while answering): the same
+# Idempotency-Key again returns the answer once it is written, never a second one.
+PENDING = (
+    "Your message is stored and will be answered, but the answer could not be written yet "
+    "(database busy). Retry with the same Idempotency-Key to receive it."
+)
 # Models are listed with the time this process started (personas have no creation date).
 _STARTED = int(time.time())
 
@@ -176,6 +182,9 @@ async def _chunks(
             shown.append(item)
             yield chunk(delta={"content": item})
             continue
+        if item.exchange is not None and item.exchange.answer_pending:
+            yield _error_chunk(PENDING, "answer_pending")
+            return
         if item.exchange is None or item.exchange.assistant_message is None:
             yield _error_chunk("Eko could not answer this message.", "answer_failed")
             return
@@ -304,6 +313,10 @@ async def _usage(services: Services, user_message: Message) -> dict[str, int]:
 
 
 def _reply_of(exchange: Exchange) -> Message:
+    if exchange.answer_pending:
+        raise OpenAIError(
+            503, PENDING, type="server_error", code="answer_pending", headers={"Retry-After": "5"}
+        )
     if exchange.assistant_message is None:  # a direct room always answers
         raise OpenAIError(500, "No reply was written.", type="server_error")
     return exchange.assistant_message

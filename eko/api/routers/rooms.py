@@ -220,6 +220,7 @@ async def post_message(
         user_message=MessageOut.of(exchange.user_message, sender_public_id=user.public_id),
         assistant_message=MessageOut.of(reply) if reply is not None else None,
         created=exchange.created,
+        answer_pending=exchange.answer_pending,
     )
 
 

@@ -138,6 +138,9 @@ class ExchangeOut(BaseModel):
     user_message: MessageOut
     assistant_message: MessageOut | None
     created: bool
+    # Stored and owed an answer that could not be written yet (the database was busy or
+    # unreachable): it arrives later, as a message.created event and in the room's messages.
+    answer_pending: bool = False
 
 
 class MessagePage(BaseModel):

@@ -39,6 +39,7 @@ from eko.config import Settings
 from eko.prompts.library import PromptLibrary
 from eko.store import chat_profile
 from eko.store.db import Database
+from eko.store.outage import database_busy_or_unavailable
 
 log = structlog.get_logger("eko.chat")
 
@@ -75,7 +76,11 @@ class ChatEngine:
         try:
             return await self._write(turn, started)
         except Exception as exc:
-            # The answer-only lock, last line: a bug or a database failure still answers.
+            if database_busy_or_unavailable(exc):
+                # Not an apology stored in place of an answer: the message stays owed and is
+                # answered when the database serves again (eko/chat/recovery.py).
+                raise
+            # The answer-only lock, last line: a bug still answers.
             log.exception("chat.engine.failed", message_id=turn.user_message.id)
             draft = fallback_draft(
                 self._prompts, "engine_error", error=f"{type(exc).__name__}: {exc}"[:300]

@@ -1,0 +1,263 @@
+"""An acknowledged message is always answered, exactly once, with its background work queued.
+
+The user message and the record that it is owed an answer are one transaction (the answer
+outbox); the reply, the end of that debt and the reply's after-reply jobs are another. What a
+dead process left owed is claimed by another process's recovery loop once its lease runs out.
+Both backends; `eko bench crash` does the same with `kill -9` on real processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+from eko.chat.pipeline import Draft, Turn
+from eko.llm.providers import FunctionModel
+from eko.llm.types import ProviderRequest
+from eko.store.models import Message, utcnow
+from eko.store.outbox_models import AnswerOutbox
+from eko.wiring import Services
+from tests.api.conftest import Harness, HarnessFactory
+
+
+def blocked_model() -> tuple[FunctionModel, asyncio.Event]:
+    """A model that is called and never answers: the process 'dies' while it waits."""
+    called = asyncio.Event()
+
+    async def answer(_request: ProviderRequest) -> str:
+        called.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    return FunctionModel(answer, name="blocked"), called
+
+
+def kill_answers() -> None:
+    """What `kill -9` does to this process's answers: they stop, nothing is cleaned up."""
+    for task in asyncio.all_tasks():
+        if task.get_name().startswith(("post:", "answer")):
+            task.cancel()
+
+
+async def owed(services: Services) -> list[AnswerOutbox]:
+    async with services.database.session() as session:
+        return list((await session.execute(select(AnswerOutbox))).scalars())
+
+
+async def replies_to(services: Services, message_id: str) -> list[Message]:
+    async with services.database.session() as session:
+        return list(
+            (
+                await session.execute(
+                    select(Message).where(
+                        Message.reply_to_id == message_id, Message.role == "assistant"
+                    )
+                )
+            ).scalars()
+        )
+
+
+async def jobs_for(services: Services, reply_id: str) -> list[str]:
+    """The reply's jobs, whatever their state, on either jobs backend."""
+    jobs = await services.jobs.list_jobs(limit=1000)
+    return sorted(job.name for job in jobs if job.args.get("reply_id") == reply_id)
+
+
+async def leases_run_out(services: Services) -> None:
+    """Time passes: every lease on the outbox has run out."""
+    async with services.database.session() as session:
+        await session.execute(
+            update(AnswerOutbox).values(claimed_until=utcnow() - timedelta(seconds=1))
+        )
+
+
+async def post(h: Harness, headers: dict[str, str], room_id: str, text: str) -> Any:
+    return await h.client.post(
+        f"/v1/rooms/{room_id}/messages", json={"content": text}, headers=headers
+    )
+
+
+async def test_a_message_left_unanswered_by_a_dead_process_is_answered_once_by_another(
+    make_harness: HarnessFactory,
+) -> None:
+    model, called = blocked_model()
+    async with make_harness(providers=[model]) as dead:
+        _, headers = await dead.user()
+        room_id = await dead.direct_room(headers)
+        request = asyncio.create_task(post(dead, headers, room_id, "Quelle heure est-il ?"))
+        await asyncio.wait_for(called.wait(), 30)
+        # Stored and owed before any answer: the row came with the message.
+        [row] = await owed(dead.services)
+        assert row.claimed_by == dead.services.chat.worker_id
+        kill_answers()
+        request.cancel()
+        await asyncio.gather(request, return_exceptions=True)
+        message_id = row.user_message_id
+        assert await replies_to(dead.services, message_id) == []
+
+    async with make_harness(providers=[FunctionModel.constant("Il est midi.")]) as alive:
+        recovery = alive.services.recovery
+        assert recovery is not None
+        # The dead process's lease still holds: nobody takes its message yet.
+        assert await recovery.claim_and_answer() == []
+        await leases_run_out(alive.services)
+        assert await recovery.claim_and_answer() == [message_id]
+        await recovery.settle()
+        [reply] = await replies_to(alive.services, message_id)
+        assert reply.content == "Il est midi."
+        assert await owed(alive.services) == []
+        # The reply's background work was queued with it.
+        assert await jobs_for(alive.services, reply.id) != []
+        # Nothing left to claim, and a second pass answers nothing twice.
+        await leases_run_out(alive.services)
+        assert await recovery.claim_and_answer() == []
+        assert len(await replies_to(alive.services, message_id)) == 1
+
+
+async def test_two_processes_claiming_at_once_answer_each_message_exactly_once(
+    make_harness: HarnessFactory,
+) -> None:
+    model, called = blocked_model()
+    async with make_harness(providers=[model]) as dead:
+        _, headers = await dead.user()
+        rooms = [await dead.direct_room(headers) for _ in range(6)]
+        requests = [asyncio.create_task(post(dead, headers, r, "Bonjour ?")) for r in rooms]
+        for _ in range(600):
+            if len(await owed(dead.services)) == 6:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.wait_for(called.wait(), 30)
+        kill_answers()
+        for request in requests:
+            request.cancel()
+        await asyncio.gather(*requests, return_exceptions=True)
+        message_ids = sorted(row.user_message_id for row in await owed(dead.services))
+        assert len(message_ids) == 6
+
+    async with (
+        make_harness(providers=[FunctionModel.constant("un")]) as first,
+        make_harness(providers=[FunctionModel.constant("deux")]) as second,
+    ):
+        assert first.services.recovery is not None and second.services.recovery is not None
+        await leases_run_out(first.services)
+        claims = await asyncio.gather(
+            first.services.recovery.claim_and_answer(),
+            second.services.recovery.claim_and_answer(),
+        )
+        await first.services.recovery.settle()
+        await second.services.recovery.settle()
+        assert set(claims[0]).isdisjoint(claims[1])
+        assert sorted(claims[0] + claims[1]) == message_ids
+        for message_id in message_ids:
+            assert len(await replies_to(first.services, message_id)) == 1
+        assert await owed(first.services) == []
+
+
+class DatabaseDown:
+    """A stage before the model that needs the database (as the paywall does) while it is
+    out of connections."""
+
+    name = "database_down"
+
+    def __init__(self) -> None:
+        self.down = True
+        self.calls = 0
+
+    async def respond(self, turn: Turn) -> Draft | None:
+        self.calls += 1
+        if self.down:
+            raise PoolTimeout("QueuePool limit reached, connection timed out")
+        return None
+
+
+async def test_a_database_outage_while_answering_stores_no_apology_and_the_answer_comes_later(
+    make_harness: HarnessFactory,
+) -> None:
+    async with make_harness(
+        providers=[FunctionModel.constant("La réponse.")], chat_answer_retry_s=0.05
+    ) as h:
+        outage = DatabaseDown()
+        h.services.chat.short_circuits.insert(0, outage)
+        _, headers = await h.user()
+        room_id = await h.direct_room(headers)
+        response = await post(h, headers, room_id, "Une question ?")
+        # Stored, so never an error status: the answer is owed, not refused.
+        assert response.status_code == 201, response.text
+        body = response.json()
+        assert body["answer_pending"] is True and body["assistant_message"] is None
+        message_id = body["user_message"]["id"]
+        assert outage.calls == 3  # the first try and two quick retries
+        assert await replies_to(h.services, message_id) == []  # no canned apology stored
+        [row] = await owed(h.services)
+        assert row.claimed_by is None and "TimeoutError" in (row.last_error or "")
+
+        outage.down = False
+        recovery = h.services.recovery
+        assert recovery is not None
+        await asyncio.sleep(0.1)  # the retry delay passes
+        assert await recovery.claim_and_answer() == [message_id]
+        await recovery.settle()
+        [reply] = await replies_to(h.services, message_id)
+        assert reply.content == "La réponse."
+        assert await owed(h.services) == []
+        # The room shows the answer to whoever reads it.
+        listed = await h.client.get(f"/v1/rooms/{room_id}/messages", headers=headers)
+        assert [m["role"] for m in listed.json()["items"]] == ["user", "assistant"]
+
+
+async def test_a_reply_is_stored_with_its_background_jobs_or_not_at_all(
+    make_harness: HarnessFactory,
+) -> None:
+    async with make_harness(
+        providers=[FunctionModel.constant("Réponse complète.")], chat_answer_retry_s=0.05
+    ) as h:
+        jobs = h.services.jobs
+        real_enqueue_in = jobs.enqueue_in
+        broken = True
+
+        async def enqueue_in(*args: Any, **kwargs: Any) -> int:
+            if broken:
+                raise RuntimeError("the jobs table is broken")
+            return await real_enqueue_in(*args, **kwargs)
+
+        jobs.enqueue_in = enqueue_in  # type: ignore[method-assign]
+        _, headers = await h.user()
+        room_id = await h.direct_room(headers)
+        response = await post(h, headers, room_id, "Une question ?")
+        assert response.status_code == 201, response.text
+        assert response.json()["answer_pending"] is True
+        message_id = response.json()["user_message"]["id"]
+        # The jobs could not be queued, so the reply was not stored either: still owed.
+        assert await replies_to(h.services, message_id) == []
+        assert [row.user_message_id for row in await owed(h.services)] == [message_id]
+
+        broken = False
+        await asyncio.sleep(0.1)
+        recovery = h.services.recovery
+        assert recovery is not None
+        assert await recovery.claim_and_answer() == [message_id]
+        await recovery.settle()
+        [reply] = await replies_to(h.services, message_id)
+        assert await jobs_for(h.services, reply.id) != []
+
+
+async def test_messages_not_answered_now_are_not_owed(make_harness: HarnessFactory) -> None:
+    async with make_harness() as h:
+        _, headers = await h.user()
+        room_id = await h.direct_room(headers)
+        response = await h.client.post(
+            f"/v1/rooms/{room_id}/messages?respond=false",
+            json={"content": "je répondrai plus tard"},
+            headers=headers,
+        )
+        assert response.status_code == 201
+        assert await owed(h.services) == []
+        answered = await post(h, headers, room_id, "et maintenant ?")
+        assert answered.json()["assistant_message"] is not None
+        async with h.services.database.session() as session:
+            count = await session.scalar(select(func.count()).select_from(AnswerOutbox))
+        assert count == 0
