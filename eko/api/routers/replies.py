@@ -24,8 +24,9 @@ from eko.api.deps import ChatDep, CurrentUser, DatabaseDep, ServicesDep, room_fo
 from eko.api.problems import Problem, problem_responses
 from eko.api.schemas.rooms import MessageOut
 from eko.api.sse_reply import sse_doc, stream_reply, wants_stream
+from eko.chat.answering import reply_dedupe_key
 from eko.chat.pipeline import Turn
-from eko.chat.service import Exchange, reply_dedupe_key
+from eko.chat.service import Exchange
 from eko.chat.streaming import LiveReply
 from eko.store import message_versions as version_repo
 from eko.store import messages as message_repo
