@@ -16,7 +16,7 @@ import structlog
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.chat.answering import Answerer
+from eko.chat.answering import Answerer, reply_dedupe_key
 from eko.chat.pipeline import ShortCircuit, Turn, Writer
 from eko.chat.streaming import LiveReplies, LiveReply, current_live, reset_live, with_live
 from eko.config import Settings
@@ -30,6 +30,7 @@ from eko.store import answer_outbox as outbox
 from eko.store import messages as message_repo
 from eko.store.db import Database
 from eko.store.models import Message, Room, User
+from eko.store.outage import database_busy_or_unavailable
 
 log = structlog.get_logger("eko.chat")
 
@@ -296,6 +297,26 @@ class ChatService:
         self._track(task)
         task.add_done_callback(lambda _t: self._leave(key))
         return await asyncio.shield(task)
+
+    async def wait_for_answer(
+        self, user_message_id: str, *, timeout_s: float, poll_s: float = 0.5
+    ) -> Message | None:
+        """The answer to an owed message once the recovery loop has written it, or None after
+        `timeout_s` (for a caller that must hand back an answer, not a promise of one)."""
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        key = reply_dedupe_key(user_message_id)
+        while True:
+            try:
+                async with self._database.session() as session:
+                    reply = await message_repo.get_by_dedupe_key(session, dedupe_key=key)
+                if reply is not None:
+                    return reply
+            except Exception as exc:
+                if not database_busy_or_unavailable(exc):
+                    raise
+            if asyncio.get_running_loop().time() + poll_s > deadline:
+                return None
+            await asyncio.sleep(poll_s)
 
     async def _publish(self, message: Message) -> None:
         if self._events is not None:

@@ -261,3 +261,35 @@ async def test_messages_not_answered_now_are_not_owed(make_harness: HarnessFacto
         async with h.services.database.session() as session:
             count = await session.scalar(select(func.count()).select_from(AnswerOutbox))
         assert count == 0
+
+
+async def test_an_openai_client_gets_the_answer_written_after_an_outage_not_an_error(
+    make_harness: HarnessFactory,
+) -> None:
+    async with make_harness(
+        providers=[FunctionModel.constant("Réponse tardive.")], chat_answer_retry_s=0.05
+    ) as h:
+        outage = DatabaseDown()
+        h.services.chat.short_circuits.insert(0, outage)
+        _, headers = await h.user()
+        recovery = h.services.recovery
+        assert recovery is not None
+
+        async def database_comes_back() -> None:
+            while not [row for row in await owed(h.services) if row.claimed_by is None]:
+                await asyncio.sleep(0.02)  # the request gave the message back
+            outage.down = False
+            await asyncio.sleep(0.1)
+            await recovery.claim_and_answer()
+            await recovery.settle()
+
+        comeback = asyncio.create_task(database_comes_back())
+        response = await h.client.post(
+            "/v1/chat/completions",
+            json={"model": "eko", "messages": [{"role": "user", "content": "Alors ?"}]},
+            headers=headers,
+        )
+        await comeback
+        assert response.status_code == 200, response.text
+        assert response.json()["choices"][0]["message"]["content"] == "Réponse tardive."
+        assert await owed(h.services) == []

@@ -15,6 +15,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Annotated, Any
 
 import structlog
@@ -47,6 +48,7 @@ from eko.store import llm_calls as call_repo
 from eko.store import rooms as room_repo
 from eko.store import users as user_repo
 from eko.store.models import Message, Room, User
+from eko.store.outage import database_busy_or_unavailable
 from eko.wiring import Services
 
 log = structlog.get_logger("eko.api")
@@ -144,6 +146,13 @@ async def chat_completions(
         exchange = await _guarded(
             chat.post(user=user, room=room, content=text, client_message_id=idempotency_key)
         )
+        if exchange.answer_pending:
+            # Stored, so owed: wait for the recovery loop's answer rather than refuse a
+            # message that is already kept (a client of this API needs the answer itself).
+            late = await chat.wait_for_answer(
+                exchange.user_message.id, timeout_s=services.settings.chat_message_deadline_s
+            )
+            exchange = replace(exchange, assistant_message=late, answer_pending=late is None)
         reply = _reply_of(exchange)
         usage = await _usage(services, exchange.user_message)
         return JSONResponse(
@@ -300,9 +309,17 @@ async def _room(services: Services, user: User, persona: str, room_id: str | Non
 
 
 async def _usage(services: Services, user_message: Message) -> dict[str, int]:
-    """What the model calls for this message cost (none for a cached or paywalled answer)."""
-    async with services.database.session() as session:
-        calls = await call_repo.list_calls(session, message_id=user_message.id, limit=1000)
+    """What the model calls for this message cost (none for a cached or paywalled answer).
+    Read after the answer is stored: a database too busy to tell gives zeros, never an error
+    for a message that was answered."""
+    try:
+        async with services.database.session() as session:
+            calls = await call_repo.list_calls(session, message_id=user_message.id, limit=1000)
+    except Exception as exc:
+        if not database_busy_or_unavailable(exc):
+            raise
+        log.warning("openai.usage_unavailable", message_id=user_message.id)
+        calls = []
     prompt = sum(c.input_tokens for c in calls)
     completion = sum(c.output_tokens for c in calls)
     return {
