@@ -254,5 +254,6 @@ def build_services(
             chat,
             lease_s=settings.chat_answer_lease_s,
             poll_s=settings.chat_recovery_poll_s,
+            sole_server=database.dialect == "sqlite",
         ),
     )

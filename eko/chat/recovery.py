@@ -6,7 +6,8 @@ Each server process runs one (started with the app). Every `chat_recovery_poll_s
      gave one back after a transient database failure — and answers them, within what the
      admission limit leaves free.
 The first pass runs at start-up: a restarted server answers what the crash left owed once the
-dead process's leases run out (`chat_answer_lease_s`). Exactly once: a reply is stored under a
+dead process's leases run out (`chat_answer_lease_s`) — at once on SQLite, whose database has
+one server process. Exactly once: a reply is stored under a
 unique key per user message, and storing it deletes the outbox row in the same transaction.
 """
 
@@ -51,6 +52,7 @@ class AnswerRecovery:
         *,
         lease_s: float,
         poll_s: float,
+        sole_server: bool = False,
     ) -> None:
         self._database = database
         self._chat = chat
@@ -61,6 +63,9 @@ class AnswerRecovery:
         self._task: asyncio.Task[None] | None = None
         self._answers: set[asyncio.Task[Any]] = set()
         self._stopping = asyncio.Event()
+        # A SQLite database has one server process (scale-out needs PostgreSQL): at its start,
+        # every lease another process holds is a dead process's, and need not be waited out.
+        self._takeover = sole_server
 
     def start(self) -> None:
         if self._task is None:
@@ -104,8 +109,13 @@ class AnswerRecovery:
         answering it; returns the claimed user message ids."""
         room = self._chat.max_inflight - self._chat.inflight
         claimed = await outbox.claim_due(
-            self._database, worker_id=self._chat.worker_id, lease_s=self._lease_s, limit=room
+            self._database,
+            worker_id=self._chat.worker_id,
+            lease_s=self._lease_s,
+            limit=room,
+            other_workers_dead=self._takeover,
         )
+        self._takeover = False
         for message_id in claimed:
             log.info("chat.recovery.answering", message_id=message_id)
             task = asyncio.create_task(self._answer(message_id), name=f"recover:{message_id}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.db import Database
@@ -113,15 +113,29 @@ async def release(
         )
 
 
-async def claim_due(database: Database, *, worker_id: str, lease_s: float, limit: int) -> list[str]:
+async def claim_due(
+    database: Database,
+    *,
+    worker_id: str,
+    lease_s: float,
+    limit: int,
+    other_workers_dead: bool = False,
+) -> list[str]:
     """Claim up to `limit` rows whose lease ran out, oldest first; returns their user message
-    ids. Atomic across processes: SQLite's single writer, PostgreSQL's SKIP LOCKED."""
+    ids. Atomic across processes: SQLite's single writer, PostgreSQL's SKIP LOCKED.
+    `other_workers_dead`: every lease not held by `worker_id` is void (a process that knows it
+    is the database's only server, just started)."""
     if limit <= 0:
         return []
     now = utcnow()
+    expired = (
+        or_(AnswerOutbox.claimed_until <= now, AnswerOutbox.claimed_by != worker_id)
+        if other_workers_dead
+        else AnswerOutbox.claimed_until <= now
+    )
     due = (
         select(AnswerOutbox.user_message_id)
-        .where(AnswerOutbox.claimed_until <= now)
+        .where(expired)
         .order_by(AnswerOutbox.created_at)
         .limit(limit)
     )
@@ -132,7 +146,7 @@ async def claim_due(database: Database, *, worker_id: str, lease_s: float, limit
             update(AnswerOutbox)
             .where(
                 AnswerOutbox.user_message_id.in_(due.scalar_subquery()),
-                AnswerOutbox.claimed_until <= now,
+                expired,
             )
             .values(
                 claimed_by=worker_id,
