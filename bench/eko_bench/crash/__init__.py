@@ -30,9 +30,9 @@ from eko_bench.crash.round import RoundResult, round_settings, run_round
 from eko_bench.crash.stub_provider import StubProvider
 from eko_bench.databases import postgres_server
 from eko_bench.load.eko_server import child_env
-from eko_bench.load.processes import raise_open_files_limit
+from eko_bench.load.processes import ServerFailed, raise_open_files_limit
 
-__all__ = ["BACKENDS", "CrashOptions", "RoundResult", "run", "run_backend"]
+__all__ = ["BACKENDS", "CrashOptions", "RoundResult", "ServerFailed", "run", "run_backend"]
 
 
 async def run(

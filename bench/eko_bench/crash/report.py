@@ -14,16 +14,15 @@ from eko_bench.crash.round import RoundResult
 
 # (header, RoundCounts field) in column order; the four targets are the last four.
 COLUMNS = (
-    ("posts", "posts"),
     ("acked", "acknowledged"),
     ("stored", "stored"),
     ("answered", "answered"),
-    ("error status", "error_status"),
-    ("no status", "no_status"),
-    ("acked unanswered", "acknowledged_unanswered"),
-    ("answered twice", "answered_twice"),
-    ("replies w/o jobs", "replies_without_jobs"),
-    ("error but stored", "error_but_stored"),
+    ("error\nstatus", "error_status"),
+    ("no\nstatus", "no_status"),
+    ("acked\nunanswered", "acknowledged_unanswered"),
+    ("answered\ntwice", "answered_twice"),
+    ("replies\nw/o jobs", "replies_without_jobs"),
+    ("error but\nstored", "error_but_stored"),
 )
 TARGETS = ("acknowledged_unanswered", "answered_twice", "replies_without_jobs", "error_but_stored")
 
@@ -42,12 +41,13 @@ def missed_targets(results: Sequence[RoundResult]) -> list[str]:
 
 def crash_table(backend: str, results: Sequence[RoundResult], *, killed: bool) -> Table:
     what = "kill -9 during the burst, then a restart" if killed else "control: nothing killed"
-    table = Table(title=f"Crash rounds: {backend} ({what})")
+    posts = results[0].counts.posts if results else 0
+    table = Table(title=f"Crash rounds: {backend}, {posts} posts a round ({what})")
     table.add_column("round", justify="left", no_wrap=True)
     for header, _ in COLUMNS:
         table.add_column(header, justify="right", no_wrap=True)
-    table.add_column("killed at s", justify="right", no_wrap=True)
-    table.add_column("round s", justify="right", no_wrap=True)
+    table.add_column("killed\nat s", justify="right", no_wrap=True)
+    table.add_column("round\ns", justify="right", no_wrap=True)
     for result in results:
         table.add_row(
             str(result.index + 1),
@@ -85,7 +85,7 @@ def _cells(counts: RoundCounts) -> list[str]:
 
 def _kills(kills: dict[str, float]) -> str:
     order = ("server", "worker")
-    return " / ".join(f"{kills[k]:.2f}" for k in order if k in kills) or "-"
+    return "/".join(f"{kills[k]:.2f}" for k in order if k in kills) or "-"
 
 
 def notes(results: Sequence[RoundResult]) -> list[str]:
