@@ -261,7 +261,7 @@ def crash(
         typer.Option(
             "--kill-until-s",
             help="Kills happen at a random moment between 0.3 s and this many seconds into "
-            "the burst (default: 0.1 s per message, at least 1 s).",
+            "the burst (default: 0.2 s per message, at least 1 s).",
         ),
     ] = None,
     kill: Annotated[

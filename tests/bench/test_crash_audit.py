@@ -102,6 +102,6 @@ def test_stub_chunks_join_back_to_the_text() -> None:
 
 
 def test_the_kill_window_scales_with_the_burst() -> None:
-    assert CrashOptions(messages=50).kill_window == (0.3, 5.0)
-    assert CrashOptions(messages=2).kill_window == (0.3, 1.0)
+    assert CrashOptions(messages=50).kill_window == (0.3, 10.0)
+    assert CrashOptions(messages=4).kill_window == (0.3, 1.0)
     assert CrashOptions(kill_until_s=2.5).kill_window == (0.3, 2.5)

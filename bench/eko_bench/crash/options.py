@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 BACKENDS = ("sqlite", "postgres")
 # The default kill window's end, per message of the burst.
-SECONDS_PER_MESSAGE = 0.1
+SECONDS_PER_MESSAGE = 0.2
 
 
 @dataclass(frozen=True)
@@ -19,8 +19,9 @@ class CrashOptions:
     # False: the control run, the same bursts with nothing killed (must show no loss).
     kill: bool = True
     # Each kill fires at a moment drawn uniformly in [kill_from_s, kill_until_s], seconds
-    # after the burst starts; kill_until_s defaults to 0.1 s per message (at least 1 s), which
-    # stays inside the burst (50 messages take ~5 s on 2 cores, see docs/benchmarks.md).
+    # after the burst starts. kill_until_s defaults to 0.2 s per message (at least 1 s): on 2
+    # cores, 30 messages are answered 2–4 s into the burst and their after-reply jobs run for
+    # ~8 s more, so kills land before the answers, among them, and among the jobs.
     kill_from_s: float = 0.3
     kill_until_s: float | None = None
     # The stub model's delay per call, drawn uniformly in this range.

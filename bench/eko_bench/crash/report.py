@@ -102,6 +102,12 @@ def notes(results: Sequence[RoundResult]) -> list[str]:
         settle = max(r.settle_s for r in results)
         burst = max(r.burst_s for r in results)
         lines.append(f"longest burst {burst:.1f} s, longest settle {settle:.1f} s")
+    for result in results:
+        if result.first_reply_s is not None and result.last_reply_s is not None:
+            lines.append(
+                f"round {result.index + 1}: replies reached clients "
+                f"{result.first_reply_s:.2f}–{result.last_reply_s:.2f} s into the burst"
+            )
     logged: Counter[str] = Counter()
     for result in results:
         logged.update(result.restart_log)

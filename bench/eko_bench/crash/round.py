@@ -43,6 +43,10 @@ class RoundResult:
     # Seconds into the burst at which each process was killed ("server", "worker").
     kills: dict[str, float] = field(default_factory=dict)
     burst_s: float = 0.0
+    # When the first and the last reply reached the client, seconds into the burst (None: no
+    # reply did): where the kill fell against the answers.
+    first_reply_s: float | None = None
+    last_reply_s: float | None = None
     settle_s: float = 0.0
     round_s: float = 0.0
     # Warnings and errors the processes logged after the restart: event name → lines.
@@ -151,6 +155,7 @@ async def run_round(
                 processes.url, posts, timeout_s=options.request_timeout_s, kills=kills
             )
             burst_s = time.perf_counter() - burst_began
+            replied = [r.seconds for r in results if r.completed]
             before_restart = set(processes.logs())
             if kills:
                 await processes.start()
@@ -168,6 +173,8 @@ async def run_round(
         counts,
         kills=fired,
         burst_s=burst_s,
+        first_reply_s=min(replied, default=None),
+        last_reply_s=max(replied, default=None),
         settle_s=settle_s,
         round_s=time.perf_counter() - began,
         restart_log=restart_log,
