@@ -243,6 +243,56 @@ def _run_load(
         fail(f"the load run did not complete on {len(failures)} backend(s) (see above)")
 
 
+@app.command("crash")
+def crash(
+    backend: Annotated[
+        str, typer.Option(help="sqlite, postgres or both (embedded PostgreSQL by default).")
+    ] = "both",
+    rounds: Annotated[int, typer.Option(min=1, help="Rounds per backend.")] = 20,
+    messages: Annotated[int, typer.Option(min=1, help="Messages posted at once per round.")] = 50,
+    users: Annotated[int, typer.Option(min=1, help="Users posting, one direct room each.")] = 5,
+    seed: Annotated[int, typer.Option(help="Seeds the kill moments and the stub's delays.")] = 0,
+    settle_s: Annotated[
+        float,
+        typer.Option("--settle-s", help="After the restart: longest wait for the queue to drain."),
+    ] = 60.0,
+    kill_until_s: Annotated[
+        float | None,
+        typer.Option(
+            "--kill-until-s",
+            help="Kills happen at a random moment between 0.3 s and this many seconds into "
+            "the burst (default: 0.2 s per message, at least 1 s).",
+        ),
+    ] = None,
+    kill: Annotated[
+        bool, typer.Option("--kill/--no-kill", help="--no-kill: the control, nothing killed.")
+    ] = True,
+) -> None:
+    """kill -9 of eko serve (and of eko worker on PostgreSQL) during bursts: is every
+    acknowledged message answered once, with its background jobs? Exit 1 when not."""
+    if backend not in LOAD_BACKENDS:
+        fail(f"unknown backend {backend!r}", fix="use sqlite, postgres or both")
+    module = support.module("eko_bench.crash")
+    options = module.CrashOptions(
+        rounds=rounds,
+        messages=messages,
+        users=users,
+        seed=seed,
+        kill=kill,
+        kill_until_s=kill_until_s,
+        settle_s=settle_s,
+    )
+    configure_logging("WARNING")
+    try:
+        missed = run(module.run(console=console, backends=LOAD_BACKENDS[backend], options=options))
+    except module.ServerFailed as exc:
+        fail(f"the crash run could not run: {exc}", code=2)
+    failed = {name: misses for name, misses in missed.items() if misses}
+    if failed:
+        summary = "; ".join(f"{name}: {', '.join(misses)}" for name, misses in failed.items())
+        fail(f"targets missed ({summary}); each must be 0 (docs/benchmarks.md)")
+
+
 # `all` runs these first, then any other suite registered in _SUITES.
 _ALL = (
     "llm",

@@ -138,6 +138,14 @@ class ServerProcess:
             process.kill()
             process.wait(timeout=self._stop_grace_s)
 
+    def kill(self) -> None:
+        """SIGKILL now (no shutdown code runs, as in a crash); waits for the exit."""
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.kill()
+        process.wait(timeout=self._stop_grace_s)
+
     def log_tail(self, lines: int = 20, max_chars: int = 4000) -> str:
         """The last lines, cut to `max_chars` (a traceback logged as JSON is one long line)."""
         try:
