@@ -27,7 +27,7 @@ class ConversationSettings(BaseModel):
     # The answer outbox (eko/chat/recovery.py): a process answering a stored message holds a
     # lease this long, renewed every third of it; when its process dies, another (or the same
     # after a restart) answers the message once the lease has run out.
-    chat_answer_lease_s: float = Field(default=30.0, ge=3)
+    chat_answer_lease_s: float = Field(default=10.0, ge=3)
     # A transient failure (database busy or unreachable) while answering: the message goes
     # back to the outbox and is tried again after this long.
     chat_answer_retry_s: float = Field(default=5.0, gt=0)

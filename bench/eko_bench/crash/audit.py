@@ -5,7 +5,7 @@ the burst stored (found by their client id, the last part of the message's idemp
 the assistant messages replying to them (`reply_to_id`), and the after-reply jobs of each
 reply, read through the JobQueue API (the `jobs` table on the local backend,
 `procrastinate_jobs` on PostgreSQL). `settled_audit` waits, bounded, until the queue has
-drained and the counts stop moving.
+drained, every stored message is answered and the counts stop moving.
 """
 
 from __future__ import annotations
@@ -175,13 +175,15 @@ async def settled_audit(
     quiet_s: float = 3.0,
     poll_s: float = 0.5,
 ) -> tuple[RoundCounts, float]:
-    """The counts once no after-reply job is pending and nothing changed for `quiet_s`, or at
-    `bound_s` whatever they are; and the seconds waited."""
+    """The counts once every stored message has its reply, no after-reply job is pending and
+    nothing changed for `quiet_s` — or at `bound_s` whatever they are; and the seconds waited.
+    (A restarted server answers what a crash left owed: the wait covers that, bounded.)"""
     began = time.monotonic()
     counts = await audit(database_url, results, hooks)
     stable_since = time.monotonic()
     while time.monotonic() - began < bound_s:
-        if counts.pending_jobs == 0 and time.monotonic() - stable_since >= quiet_s:
+        settled = counts.pending_jobs == 0 and counts.answered >= counts.stored
+        if settled and time.monotonic() - stable_since >= quiet_s:
             break
         await asyncio.sleep(poll_s)
         again = await audit(database_url, results, hooks)

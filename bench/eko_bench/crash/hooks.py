@@ -62,7 +62,7 @@ def main() -> None:
 
     services = build_services(Settings())
     try:
-        after_reply = services.chat.after_reply
+        after_reply = services.chat.answerer.after_reply
         hooks = after_reply.hooks if after_reply is not None else []
         rows = [
             {"name": hook.name, "on_cached_reply": bool(getattr(hook, "on_cached_reply", False))}
