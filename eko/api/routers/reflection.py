@@ -78,8 +78,7 @@ async def trigger(
             429,
             "too-many-requests",
             "Too many manual reflections",
-            f"One manual reflection per {services.lobby.manual.interval_s:g} s; "
-            f"retry in {wait} s.",
+            f"One manual reflection per {services.lobby.manual.interval_s:g} s; retry in {wait} s.",
             headers={"Retry-After": str(wait)},
             retry_after_s=wait,
         )
