@@ -2,7 +2,8 @@
 
 Eko logs through structlog (with the logger name and the request id bound per request);
 uvicorn, alembic and SQLAlchemy log through the standard library, whose records are rendered
-by the same processors, so every line on stderr is one JSON object.
+by the same processors, so every line on stderr is one JSON object. Credentials in URLs (the
+browsers' `?token=` of /v1/events) are cut short on every line (eko.redact).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import logging
 import sys
 
 import structlog
+
+from eko.redact import redact_secrets
 
 _SHARED: list[structlog.typing.Processor] = [
     structlog.contextvars.merge_contextvars,
@@ -32,6 +35,7 @@ def configure_logging(level: str = "INFO", *, json: bool = True) -> None:
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                 structlog.processors.format_exc_info,
+                redact_secrets,
                 renderer,
             ],
         )

@@ -48,6 +48,7 @@ _DESCRIPTIONS = {
     409: "Conflict with the current state",
     413: "Request body or message too large",
     422: "Invalid input; nothing was stored",
+    429: "Too many requests; retry after Retry-After seconds",
     503: "Busy, or a dependency is unavailable; retry (after Retry-After seconds when given)",
 }
 _HEADERS: dict[int, dict[str, Any]] = {
@@ -59,6 +60,7 @@ _HEADERS: dict[int, dict[str, Any]] = {
         }
     },
 }
+_HEADERS[429] = _HEADERS[503]
 # Documented on every operation: any body can be malformed, too large or invalid, and any
 # request can meet an overloaded server.
 DEFAULT_PROBLEM_STATUSES = (400, 413, 422, 503)

@@ -40,8 +40,8 @@ class GuardSettings(BaseModel):
     # '["general_question"]'. Empty by default: only validated answers are learned.
     guard_cacheable_intents: list[str] = Field(default_factory=list)
     # A member's thumbs up caches an answer for that member only. With K >= 1, once K distinct
-    # users have validated answers to the same question (no personal context), the answer is
-    # published to everyone talking to the persona. 0 = never (only staff publish).
+    # users have validated the same answer (same text) to a question (no personal context),
+    # that answer is published to everyone talking to the persona. 0 = never (only staff).
     guard_shared_min_agreeing_users: int = Field(default=0, ge=0, le=1000)
     # Nearest stored questions fetched per lookup before the threshold and check apply.
     guard_candidates: int = Field(default=8, ge=1, le=100)

@@ -84,8 +84,9 @@ class LLMSettings(BaseModel):
     # Generation budget of one reply.
     llm_max_tokens: int = Field(default=200, ge=1, le=8192)
     llm_temperature: float = Field(default=0.7, ge=0, le=2)
-    # Circuit breaker per provider: a timeout or an unreachable host opens it at once, other
-    # failures (HTTP 5xx, crashes) after this many in a row. While open, the provider is
+    # Circuit breaker per provider: a timeout opens it at once, and so does an unreachable host
+    # while a fallback can answer; other failures (HTTP 5xx, crashes, garbage answers, the only
+    # provider left unreachable) after this many in a row. While open, the provider is
     # skipped; after the cooldown one probe call is let through (half-open).
     llm_breaker_failures: int = Field(default=3, ge=1, le=100)
     llm_breaker_cooldown_s: float = Field(default=30.0, gt=0)

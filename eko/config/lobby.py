@@ -19,8 +19,13 @@ class LobbySettings(BaseModel):
     reflection_cooldown_max_s: float = Field(default=8 * 3600, ge=0)
     # An asked question nobody answered within this long counts as ignored.
     reflection_answer_window_s: float = Field(default=2 * 3600, gt=0)
-    # Interventions per lobby and UTC day.
+    # Scheduled (and opportunity) interventions per lobby and UTC day; manual ones are not
+    # counted here.
     reflection_max_per_day: int = Field(default=5, ge=0)
+    # The manual trigger (POST /v1/rooms/{id}/reflection/trigger): one reflection that reaches
+    # the model per user per this many seconds (429 with Retry-After); staff are not limited.
+    # 0 = no limit.
+    reflection_manual_interval_s: float = Field(default=600.0, ge=0)
     reflection_cron: str = "0 */3 * * *"
     # Lobby messages given to the reflection; facts and self items searched around the goal.
     reflection_recent_messages: int = Field(default=20, ge=1, le=200)

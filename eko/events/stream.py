@@ -21,6 +21,16 @@ DROPPED_NOTICE = {
     },
 }
 
+# Sent last on a connection opened with a browser token, when that token expires.
+EXPIRED_NOTICE = {
+    "type": "stream.expired",
+    "data": {
+        "reason": "token_expired",
+        "detail": "this connection's token expired; reconnect with a new one from "
+        "POST /v1/events/token",
+    },
+}
+
 
 class EventStream:
     def __init__(self, subscription: Subscription, access: EventAccess) -> None:

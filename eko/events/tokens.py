@@ -3,6 +3,7 @@ an EventSource: `POST /v1/events/token` (with the API key) returns one for `?tok
 
 A token is `<user public id>.<expiry>.<HMAC>`, keyed by the user's stored API-key hash: every
 worker can check it with no shared secret and no table, and a new API key voids old tokens.
+A connection opened with a token ends when the token expires (eko.api.routers.events).
 """
 
 from __future__ import annotations
@@ -40,3 +41,12 @@ async def verify(session: AsyncSession, token: str, *, now: float | None = None)
     if user is None or not hmac.compare_digest(signature, _signature(user, expires)):
         return None
     return user
+
+
+def expires_at(token: str) -> int | None:
+    """The expiry (Unix seconds) written in `token`, unchecked: read it only from a token that
+    `verify` accepted."""
+    parts = token.split(".")
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    return int(parts[1])

@@ -1,5 +1,5 @@
-"""Promotion by agreement: a question's answer reaches the shared scope when K distinct users
-validated answers to it (EKO_GUARD_SHARED_MIN_AGREEING_USERS; 0 = never).
+"""Promotion by agreement: an answer reaches the shared scope when K distinct users validated
+that same answer to its question (EKO_GUARD_SHARED_MIN_AGREEING_USERS; 0 = never).
 
 A member's thumbs up is a *ballot*: a private entry in that member's own scope, carrying the
 key its question has in the persona's shared scope (`shared_key`) and what the writer reported
@@ -7,14 +7,21 @@ about the answer (`privacy`). Only answers the writer called "shared" (no conver
 personal data in the prompt) are ballots: an answer that leaned on one person's conversation is
 never published, whoever agrees with it. One user counts once, however many times they vote.
 
-Settling is idempotent and runs after every vote and every retraction: at K distinct users (and
-no live shared entry for the question yet) the most agreed answer is copied to the shared scope;
-when retractions leave fewer than K, an entry this rule promoted is withdrawn. Staff-validated
-shared entries are never touched here.
+Users agree when they approved the same answer: ballots are grouped by the hash of their answer
+text (answer_hash), and only a group of K distinct users can be published. A's 👍 on one answer
+and B's 👍 on a different answer to the same question are two answers with one voter each.
+
+Settling is idempotent and runs after every vote and every retraction: once one answer has K
+distinct users (and there is no live shared entry for the question yet) that answer is copied to
+the shared scope; when retractions leave the published answer with fewer than K, an entry this
+rule promoted is withdrawn. Staff-validated shared entries are never touched here.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +44,8 @@ PRIVACY = "privacy"
 BALLOT = "feedback"
 PROMOTED = "agreement"
 
+_SPACES = re.compile(r"\s+")
+
 
 def ballot_meta(persona: str, question: str, privacy: Privacy) -> dict[str, Any]:
     """What a member's private entry records so that it can be counted as a vote."""
@@ -57,18 +66,37 @@ def voters(ballots: Sequence[GuardEntry]) -> set[str]:
     return {user for b in ballots if (user := Scope.parse(b.scope).user_public_id) is not None}
 
 
-def chosen_ballot(ballots: Sequence[GuardEntry]) -> GuardEntry:
-    """The answer most distinct users voted for (the same text: several members rating one
-    lobby reply); on a tie, the newest. `ballots` must not be empty."""
-    by_answer: dict[str, list[GuardEntry]] = defaultdict(list)
+def answer_hash(answer: str) -> str:
+    """SHA-256 of an answer's text, NFKC with one space between words: two ballots agree when
+    their hashes are equal (the same reply rated by several lobby members, or the same text)."""
+    text = _SPACES.sub(" ", unicodedata.normalize("NFKC", answer)).strip()
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def by_answer(ballots: Sequence[GuardEntry]) -> dict[str, list[GuardEntry]]:
+    """Ballots grouped by answer_hash: each group is one answer and the votes it got."""
+    groups: dict[str, list[GuardEntry]] = defaultdict(list)
     for ballot in ballots:
-        by_answer[ballot.answer.strip()].append(ballot)
+        groups[answer_hash(ballot.answer)].append(ballot)
+    return dict(groups)
+
+
+def agreeing_ballots(ballots: Sequence[GuardEntry]) -> list[GuardEntry]:
+    """The ballots of the answer most distinct users voted for; on a tie, the answer voted for
+    most recently. Empty when there are no ballots."""
+    if not ballots:
+        return []
 
     def rank(group: list[GuardEntry]) -> tuple[int, Any]:
         return len(voters(group)), max(b.created_at for b in group)
 
-    best = max(by_answer.values(), key=rank)
-    return max(best, key=lambda b: b.created_at)
+    return max(by_answer(ballots).values(), key=rank)
+
+
+def chosen_ballot(ballots: Sequence[GuardEntry]) -> GuardEntry:
+    """The newest ballot for the answer most distinct users voted for (agreeing_ballots).
+    `ballots` must not be empty."""
+    return max(agreeing_ballots(ballots), key=lambda b: b.created_at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,25 +122,33 @@ class GuardAgreement:
             value=key_hash(shared.key, question),
         )
         ballots = [entry for entry in found if is_ballot(entry)]
-        count = len(voters(ballots))
-        current = await self._writer.live_in_scope(shared, question)
-        if count >= min_users:
-            if current:
-                return Settled(count)  # staff's answer, or one promoted already: kept
-            return Settled(count, promoted=await self._promote(shared, ballots, min_users))
+        groups = by_answer(ballots)
+        agreeing = agreeing_ballots(ballots)
+        count = len(voters(agreeing))
         withdrawn = None
-        for entry in current:
-            if (entry.meta or {}).get("validated_by") == PROMOTED:
-                withdrawn = await self._audit.mark_obsolete(
-                    entry.id, reason="agreement_withdrawn", by=f"agreement:{count}/{min_users}"
-                )
-                log.info("guard.agreement_withdrawn", entry_id=entry.id, voters=count)
-        return Settled(count, withdrawn=withdrawn)
+        kept: list[GuardEntry] = []
+        for entry in await self._writer.live_in_scope(shared, question):
+            if (entry.meta or {}).get("validated_by") != PROMOTED:
+                kept.append(entry)  # staff's answer: never touched here
+                continue
+            support = len(voters(groups.get(answer_hash(entry.answer), [])))
+            if support >= min_users:
+                kept.append(entry)
+                continue
+            withdrawn = await self._audit.mark_obsolete(
+                entry.id, reason="agreement_withdrawn", by=f"agreement:{support}/{min_users}"
+            )
+            log.info("guard.agreement_withdrawn", entry_id=entry.id, voters=support)
+        if kept or count < min_users:
+            return Settled(count, withdrawn=withdrawn)
+        promoted = await self._promote(shared, agreeing, min_users)
+        return Settled(count, promoted=promoted, withdrawn=withdrawn)
 
     async def _promote(
         self, shared: Scope, ballots: Sequence[GuardEntry], min_users: int
     ) -> GuardEntry:
-        chosen = chosen_ballot(ballots)
+        """Publish the answer of `ballots` (all votes for one answer, from >= K users)."""
+        chosen = max(ballots, key=lambda b: b.created_at)
         origin = chosen.meta or {}
         users = sorted(voters(ballots))
         meta: dict[str, Any] = {
@@ -129,6 +165,7 @@ class GuardAgreement:
                     "min_users": min_users,
                     "ballots": sorted(b.id for b in ballots),
                     "chosen": chosen.id,
+                    "answer_hash": answer_hash(chosen.answer),
                 },
                 SHARED_KEY: origin.get(SHARED_KEY),
                 PRIVACY: "shared",

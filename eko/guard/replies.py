@@ -58,7 +58,7 @@ class GuardLearning:
     """Turns a stored assistant reply into a cache entry when the rules allow it.
 
     `shared_min_agreeing_users` (EKO_GUARD_SHARED_MIN_AGREEING_USERS): K distinct users' thumbs
-    up on answers to the same question publish it to the shared scope; 0 = never.
+    up on the same answer to a question publish it to the shared scope; 0 = never.
     """
 
     def __init__(

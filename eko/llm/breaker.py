@@ -1,7 +1,7 @@
 """A circuit breaker per provider: a provider that fails stays failed for a while.
 
-closed     calls go through; a timeout or an unreachable host opens the breaker at once, other
-           failures after `failure_threshold` in a row.
+closed     calls go through; a `severe` failure opens the breaker at once, other failures
+           after `failure_threshold` in a row (eko.llm.failures decides which is which).
 open       calls are skipped (the runtime goes straight to the next provider) until `cooldown_s`
            has passed.
 half_open  one probe call is let through; success closes the breaker, failure re-opens it for

@@ -24,10 +24,13 @@ from eko.llm.types import Outcome
 log = structlog.get_logger("eko.llm")
 
 # answered: the provider is up, whatever it said (a success for the breaker)
-# down:     a timeout or an unreachable host, which opens the breaker at once
-# failed:   counts towards the breaker's threshold
+# down:     a timeout, or an unreachable host while a fallback waits: opens the breaker at once
+# failed:   counts towards the breaker's threshold (failures in a row)
 # none:     says nothing about the provider's health (the breaker's probe slot is freed)
 Verdict = Literal["answered", "down", "failed", "none"]
+
+# The verdict on an answer with no text at all: garbage, like an unreadable response.
+EMPTY_ANSWER = "empty answer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +41,16 @@ class Failure:
 
 
 def failure_of(
-    exc: Exception, provider: str, *, left: float | None, budget_is_share: bool
+    exc: Exception,
+    provider: str,
+    *,
+    left: float | None,
+    budget_is_share: bool,
+    fallback: bool = False,
 ) -> Failure:
     """Classify what one try raised. `left`: the seconds it had (None: no deadline);
-    `budget_is_share`: a later provider was waiting for the rest of the deadline."""
+    `budget_is_share`: a later provider was waiting for the rest of the deadline; `fallback`:
+    a later provider not known to be down could answer instead."""
     if isinstance(exc, TimeoutError):
         # The message's deadline (this provider's share of it) ran out first. With a share, a
         # fallback is waiting: treat it as hung, so the next calls go straight to the fallback.
@@ -50,21 +59,33 @@ def failure_of(
         return Failure("error", error, "down" if budget_is_share else "none")
     if isinstance(exc, ProviderError):
         outcome: Outcome = "invalid" if isinstance(exc, InvalidOutput) else "error"
-        return Failure(outcome, str(exc), _provider_error_verdict(exc))
+        return Failure(outcome, str(exc), _provider_error_verdict(exc, fallback=fallback))
     # A provider bug must not take the whole answer down while others remain.
     log.error("llm.provider_crashed", provider=provider, exc_info=exc)
     return Failure("error", f"{type(exc).__name__}: {exc}", "failed")
 
 
-def _provider_error_verdict(exc: ProviderError) -> Verdict:
-    """Timeouts and unreachable hosts open the breaker at once; HTTP 429/5xx count up to the
+def empty_answer() -> Failure:
+    """A response with no text: the provider is reachable but its answers are unusable."""
+    return Failure("invalid", EMPTY_ANSWER, "failed")
+
+
+def _provider_error_verdict(exc: ProviderError, *, fallback: bool) -> Verdict:
+    """Timeouts open the breaker at once (each try would cost the whole deadline). An
+    unreachable host does too while a fallback can answer instead; the only provider left
+    counts it up to the threshold, so that one connection error does not turn the next
+    EKO_LLM_BREAKER_COOLDOWN_S of answers into apologies (a host that stays down fails fast
+    and opens it after EKO_LLM_BREAKER_FAILURES in a row). HTTP 429/5xx count up to the
     threshold; other HTTP errors (401, 404: configuration) count too, since retrying them on
-    every call only adds latency. An unusable answer or a prompt too long for this model
-    still means the provider is up."""
-    if isinstance(exc, InvalidOutput | PromptTooLong):
+    every call only adds latency. Garbage — a response that cannot be read (InvalidOutput) —
+    counts too: a provider that keeps answering garbage is as useless as one that is down.
+    A prompt too long for this model still means the provider is up."""
+    if isinstance(exc, PromptTooLong):
         return "answered"
-    if isinstance(exc, ProviderTimeout | ProviderUnavailable):
+    if isinstance(exc, ProviderTimeout):
         return "down"
+    if isinstance(exc, ProviderUnavailable):
+        return "down" if fallback else "failed"
     return "failed"
 
 

@@ -27,7 +27,7 @@ from eko.llm.call_log import AttemptLog, elapsed_ms
 from eko.llm.correction import describe_invalid, with_correction
 from eko.llm.deadline import remaining_s
 from eko.llm.errors import AllProvidersFailed
-from eko.llm.failures import failure_of, tell_breaker
+from eko.llm.failures import EMPTY_ANSWER, empty_answer, failure_of, tell_breaker
 from eko.llm.structured import StructuredOutputError, parse_output
 from eko.llm.types import Attempt, Completion, Outcome, Provider, ProviderRequest, ProviderResponse
 
@@ -44,6 +44,7 @@ class ProviderTurn:
     breaker: CircuitBreaker  # allow() was granted: the caller owes it a verdict or a release
     budget: float | None  # seconds this call may take (None: no deadline)
     budget_is_share: bool  # half of what is left, a later provider could still answer
+    fallback: bool  # a later provider not known to be down could answer instead
 
 
 def provider_budget(breakers: Sequence[CircuitBreaker], index: int) -> tuple[float | None, bool]:
@@ -62,8 +63,10 @@ def provider_turns(
     skipped: list[str],
     *,
     purpose: str,
+    reserve: Sequence[CircuitBreaker] = (),
 ) -> Iterator[ProviderTurn]:
-    """The providers to try, in order; the ones passed over are appended to `skipped`."""
+    """The providers to try, in order; the ones passed over are appended to `skipped`.
+    `reserve`: breakers of providers the caller falls back to outside this walk."""
     for index, provider in enumerate(providers):
         breaker = breakers[index]
         if not breaker.allow():
@@ -76,7 +79,8 @@ def provider_turns(
             skipped.append(provider.name)
             log.warning("llm.skipped", purpose=purpose, provider=provider.name, reason="deadline")
             continue  # a later provider may still fit in what is left
-        yield ProviderTurn(index, provider, breaker, budget, shared)
+        fallback = any(b.available for b in (*breakers[index + 1 :], *reserve))
+        yield ProviderTurn(index, provider, breaker, budget, shared, fallback)
 
 
 def none_answered(attempts: Sequence[Attempt], skipped: Sequence[str]) -> AllProvidersFailed:
@@ -126,8 +130,10 @@ async def walk_providers(
     ask: ProviderAsk,
     attempts: AttemptLog,
     output: type[BaseModel] | None = None,
+    reserve: Sequence[CircuitBreaker] = (),
 ) -> Completion[Any]:
-    """The first usable answer, asking each provider in turn.
+    """The first usable answer, asking each provider in turn. `reserve`: the breakers of
+    providers the caller falls back to when this walk fails (a runtime subset's others).
 
     `Completion.usage` is the successful attempt's; every attempt is in `attempts` (and in
     the call log). `duration_ms` is the whole call, fallbacks included. Raises
@@ -135,7 +141,10 @@ async def walk_providers(
     """
     started = time.perf_counter()
     skipped: list[str] = []
-    for turn in provider_turns(providers, breakers, skipped, purpose=attempts.call.purpose):
+    turns = provider_turns(
+        providers, breakers, skipped, purpose=attempts.call.purpose, reserve=reserve
+    )
+    for turn in turns:
         try:
             answer = await _ask_provider(turn, request, ask, attempts, output)
         except BaseException:
@@ -174,7 +183,9 @@ async def _ask_provider(
     """One provider: one try, plus one corrective re-ask for structured output.
 
     Returns the usable answer, or None when this provider failed and the next should try.
-    The breaker hears the verdict: an answer (even an invalid one) means the provider is up.
+    The breaker hears the verdict: a text answer means the provider is up (even one that does
+    not fit the requested structure: that is the model's, not the provider's health); no
+    text, or an unreadable response, counts as a failure.
     """
     provider, breaker = turn.provider, turn.breaker
     tries = 2 if output is not None else 1
@@ -195,22 +206,26 @@ async def _ask_provider(
             raise
         except Exception as exc:
             failure = failure_of(
-                exc, provider.name, left=left, budget_is_share=turn.budget_is_share
+                exc,
+                provider.name,
+                left=left,
+                budget_is_share=turn.budget_is_share,
+                fallback=turn.fallback,
             )
             tell_breaker(breaker, failure)
             await attempts.close(provider, request, failure.outcome, started, error=failure.error)
             ask.failed(failure.error, attempts.attempts)
             return None
-        breaker.record_success()
-
         text = response.text.strip()
         if not text:
-            error = "empty answer"
+            # Garbage: counts towards the breaker like an error (eko.llm.failures).
+            tell_breaker(breaker, empty_answer())
             await attempts.close(
-                provider, request, "invalid", started, response=response, error=error
+                provider, request, "invalid", started, response=response, error=EMPTY_ANSWER
             )
-            ask.failed(error, attempts.attempts)
+            ask.failed(EMPTY_ANSWER, attempts.attempts)
             return None
+        breaker.record_success()
 
         data: BaseModel | None = None
         if output is not None:

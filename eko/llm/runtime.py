@@ -87,6 +87,9 @@ class LLMRuntime:
             )
             for p in self.providers
         ]
+        # A subset's view of the providers it leaves out: its callers fall back to them
+        # (a chain stage gives way to the simple path), so they count as fallbacks.
+        self._reserve: list[CircuitBreaker] = []
         self._recorder = recorder
         self._debug_dump_prompts = debug_dump_prompts
         self._default_max_tokens = default_max_tokens
@@ -141,6 +144,8 @@ class LLMRuntime:
         chosen = [self.providers[i] for i in positions]
         view.providers = tuple(adapt(p) for p in chosen) if adapt is not None else tuple(chosen)
         view._breakers = [self._breakers[i] for i in positions]
+        left_out = [b for i, b in enumerate(self._breakers) if i not in positions]
+        view._reserve = [*left_out, *self._reserve]
         return view
 
     def _position(self, provider: Provider) -> int:
@@ -239,7 +244,13 @@ class LLMRuntime:
         )
         attempts = AttemptLog(call, self._recorder, dump_prompts=self._debug_dump_prompts)
         return await walk_providers(
-            self.providers, self._breakers, request, ask=ask, attempts=attempts, output=output
+            self.providers,
+            self._breakers,
+            request,
+            ask=ask,
+            attempts=attempts,
+            output=output,
+            reserve=self._reserve,
         )
 
     async def aclose(self) -> None:

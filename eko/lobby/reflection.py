@@ -2,7 +2,8 @@
 
 Flow: skip with zero model calls when the lobby's last message is the assistant's (unless
 forced) → settle the previous question (answered: cooldown reset; ignored: doubled) → claim an
-intervention slot (the atomic rate limits; a manual trigger bypasses them) → pick the most
+intervention slot (the atomic rate limits; a manual trigger bypasses them and is not counted
+in the day's budget) → pick the most
 recent open goal, drop its duplicates → search facts and self around it, read the recent
 lobby → the directive prompt → JSON {action, message, reason, tone} → post the message as the
 assistant, mark the goal asked → store the reflection and the stats, publish events.
@@ -92,15 +93,23 @@ class Reflector:
         return room
 
     async def reflect(
-        self, room_id: str, *, trigger: str = "scheduled", force: bool = False
+        self,
+        room_id: str,
+        *,
+        trigger: str = "scheduled",
+        force: bool = False,
+        by: str | None = None,
     ) -> Reflection:
-        """One reflection. trigger="manual" bypasses the rate limits; `force` also bypasses
-        the skip when the last message is the assistant's."""
+        """One reflection. trigger="manual" bypasses the rate limits (and is not counted in the
+        day's budget); `force` also bypasses the skip when the last message is the assistant's.
+        `by`: the public id of the user who triggered it by hand (eko.lobby.manual)."""
         started = time.perf_counter()
         room = await self.room(room_id)
         now = self._clock()
         await self.live.enter(room_id, "gathering", at=now, trigger=trigger)
         reflection = self.new_reflection(room_id, trigger=trigger, forced=force, now=now)
+        if by is not None:
+            reflection.meta = {store.TRIGGERED_BY: by}
         token: str | None = None
         try:
             # No model call: settle the previous question first (answered → cooldown reset).
@@ -153,7 +162,11 @@ class Reflector:
         finally:
             if token is not None:  # claimed but not used: give the slot back
                 await store.release_slot(
-                    self._database, room_id=room_id, token=token, now=self._clock()
+                    self._database,
+                    room_id=room_id,
+                    token=token,
+                    now=self._clock(),
+                    counted=trigger != "manual",
                 )
 
     def new_reflection(

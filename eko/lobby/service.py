@@ -1,5 +1,5 @@
 """The lobby's proactive side as one object the composition root builds: summarizer,
-reflector, opportunity path, live phases; and its periodic jobs."""
+reflector, opportunity path, live phases, the manual trigger's limit; and its periodic jobs."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from eko.jobs.registry import JobDefinition, JobRegistry
 from eko.llm.runtime import LLMRuntime
 from eko.lobby.activity import ActivitySummarizer
 from eko.lobby.live import LivePhases
+from eko.lobby.manual import ManualTriggerLimit
 from eko.lobby.opportunity import OpportunityEvaluator
 from eko.lobby.reflection import Reflector
 from eko.memory.items import MemoryItems
@@ -43,6 +44,7 @@ class Lobby:
     reflector: Reflector
     opportunity: OpportunityEvaluator
     live: LivePhases
+    manual: ManualTriggerLimit  # the manual trigger's limit per user
 
     async def lobby_ids(self) -> Sequence[str]:
         async with self.database.session() as session:
@@ -120,4 +122,7 @@ def build_lobby(
             clock=clock,
         ),
         live=live,
+        manual=ManualTriggerLimit(
+            database, interval_s=settings.reflection_manual_interval_s, clock=clock
+        ),
     )

@@ -3,7 +3,8 @@
 The rate limits are one conditional UPDATE of the lobby's `reflection_stats` row, checked by
 its rowcount: "no intervention before next_allowed_at, at most N per UTC day". Any number of
 concurrent triggers, in any number of processes, get at most one slot per cooldown and at
-most N per day, because the database serializes writes to one row.
+most N per day, because the database serializes writes to one row. Manual triggers are not
+counted in the day's budget (they have their own limit per user: eko.lobby.manual).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from eko.store.lobby_models import ActivitySummary, Reflection, ReflectionStats
 
 # A claimed slot not released nor confirmed within this long belonged to a crashed worker.
 CLAIM_STALE_S = 600.0
+# The key of a reflection's metadata naming the user who triggered it by hand (public id).
+TRIGGERED_BY = "triggered_by"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +76,9 @@ async def claim_slot(
 ) -> str | None:
     """Reserve one intervention: a token, or None when the cooldown or the day's maximum forbid
     it, or another reflection of this lobby holds a slot (one at a time per lobby, whatever
-    the trigger). `bypass` (a manual trigger) ignores the cooldown and the day's maximum but
-    still counts the intervention."""
+    the trigger). `bypass` (a manual trigger) ignores the cooldown and the day's maximum, and
+    is not counted in the day's budget of scheduled interventions (its cooldown still
+    applies to the next scheduled one)."""
     await ensure_stats(database, room_id=room_id, now=now)
     async with database.session() as session:
         stats = await session.get(ReflectionStats, room_id)
@@ -95,8 +99,9 @@ async def claim_slot(
             or_(table.next_allowed_at.is_(None), table.next_allowed_at <= now),
             or_(table.day.is_(None), table.day != today, table.day_count < limits.max_per_day),
         )
+    counted = 0 if bypass else 1
     statement = statement.values(
-        day_count=case((table.day == today, table.day_count + 1), else_=1),
+        day_count=case((table.day == today, table.day_count + counted), else_=counted),
         day=today,
         claim_token=token,
         claim_prev_next_at=table.next_allowed_at,
@@ -109,15 +114,19 @@ async def claim_slot(
         return token if int(result.rowcount or 0) == 1 else None
 
 
-async def release_slot(database: Database, *, room_id: str, token: str, now: datetime) -> bool:
-    """Give back a claimed slot that was not used (the model passed or failed)."""
+async def release_slot(
+    database: Database, *, room_id: str, token: str, now: datetime, counted: bool = True
+) -> bool:
+    """Give back a claimed slot that was not used (the model passed or failed). `counted`:
+    the claim counted in the day's budget (False for a manual trigger's, see claim_slot)."""
     table = ReflectionStats
+    uncount = 1 if counted else 0
     async with database.session() as session:
         result: Any = await session.execute(
             update(table)
             .where(table.room_id == room_id, table.claim_token == token)
             .values(
-                day_count=case((table.day_count > 0, table.day_count - 1), else_=0),
+                day_count=case((table.day_count > 0, table.day_count - uncount), else_=0),
                 next_allowed_at=table.claim_prev_next_at,
                 claim_token=None,
                 claim_prev_next_at=None,
@@ -222,6 +231,25 @@ async def record_reflection(database: Database, *, reflection: Reflection, now: 
                 updated_at=now,
             )
         )
+
+
+async def last_manual_reflection(
+    session: AsyncSession, *, by: str, since: datetime
+) -> datetime | None:
+    """When user `by` (public id) last triggered a reflection by hand that went as far as the
+    model (not skipped), if that was at `since` or later."""
+    result = await session.execute(
+        select(Reflection.created_at)
+        .where(
+            Reflection.trigger == "manual",
+            Reflection.created_at >= since,
+            Reflection.skipped.is_(None),
+            Reflection.meta[TRIGGERED_BY].as_string() == by,
+        )
+        .order_by(Reflection.created_at.desc())
+        .limit(1)
+    )
+    return result.scalar_one_or_none()
 
 
 async def history(session: AsyncSession, *, room_id: str, limit: int = 50) -> Sequence[Reflection]:

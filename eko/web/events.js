@@ -5,7 +5,7 @@ const TYPES = [
   "message.created", "message.updated", "message.delta", "reply.stop",
   "reflection:phase", "reflection:update",
   "job.started", "job.succeeded", "job.failed", "job.deferred", "job.retrying",
-  "stream.connected", "stream.dropped",
+  "stream.connected", "stream.dropped", "stream.expired",
 ];
 
 export function createEvents(api) {
@@ -39,6 +39,12 @@ export function createEvents(api) {
       if (closed) return;
       source = new EventSource(`/v1/events?token=${encodeURIComponent(token)}`);
       for (const type of types) listen(type);
+      // The server ends the stream when its token expires: open again now, with a new token.
+      source.addEventListener("stream.expired", () => {
+        source?.close();
+        source = null;
+        open();
+      });
       source.onerror = () => {
         // The token is short-lived: a closed source reconnects with a fresh one.
         if (source?.readyState === EventSource.CLOSED) reopenLater();

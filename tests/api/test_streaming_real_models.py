@@ -28,7 +28,8 @@ def router_only() -> FunctionModel:
     def answer(request: ProviderRequest) -> str:
         if request.json_schema is not None:
             return orchestrator_json("small_talk")
-        # "Invalid", not "unavailable": its circuit breaker stays closed for the next JSON.
+        # Garbage counts towards its breaker, but the JSON it gives between two refusals resets
+        # the count: its circuit stays closed for the next JSON.
         raise InvalidOutput("router-only", "writes no replies")
 
     return FunctionModel(answer, name="router-only")

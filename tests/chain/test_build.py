@@ -107,7 +107,9 @@ async def test_the_only_provider_down_in_a_stage_is_down_for_everyone(tmp_path: 
     result = await runner.run("q", context())
     assert not runtime.any_available
     assert [s.status for s in result.stages] == ["offline", "offline", "offline"]
-    assert len(only.requests) == 1  # M1 and M2 never waited on it
+    # The only provider refusing a connection is asked again (one error must not silence it,
+    # issue #32) until EKO_LLM_BREAKER_FAILURES (3) refusals in a row open its circuit.
+    assert len(only.requests) == 3
 
 
 def test_a_stage_can_only_use_the_runtimes_providers() -> None:

@@ -55,8 +55,13 @@ LiveFactory = Callable[..., AbstractAsyncContextManager[Live]]
 
 @asynccontextmanager
 async def serve(
-    database: Database, *, providers: list[Provider] | None = None, **overrides: Any
+    database: Database,
+    *,
+    providers: list[Provider] | None = None,
+    uvicorn_options: dict[str, Any] | None = None,
+    **overrides: Any,
 ) -> AsyncIterator[Live]:
+    """`uvicorn_options` replace the quiet defaults (log_level warning) of the test server."""
     overrides.setdefault("memory_extract_enabled", False)
     settings = Settings(database_url=database.url, _env_file=None, **overrides)
     services = build_services(
@@ -71,8 +76,7 @@ async def serve(
             create_app(settings, services=services, migrate=False),
             host="127.0.0.1",
             port=port,
-            log_config=None,
-            log_level="warning",
+            **{"log_config": None, "log_level": "warning", **(uvicorn_options or {})},
             lifespan="off",
         )
     )

@@ -6,7 +6,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from eko.guard.agreement import ballot_meta, chosen_ballot, is_ballot, voters
+from eko.guard.agreement import (
+    agreeing_ballots,
+    answer_hash,
+    ballot_meta,
+    chosen_ballot,
+    is_ballot,
+    voters,
+)
 from eko.guard.normalize import key_hash
 from eko.store.guard_models import GuardEntry
 
@@ -53,3 +60,17 @@ def test_the_answer_most_users_chose_wins_then_the_newest() -> None:
     assert chosen_ballot([*lobby, *twice]).answer.strip() == "same reply"
     # A tie in users: the newest answer.
     assert chosen_ballot([ballot("bob", "old", 0), ballot("carol", "new", 3)]).answer == "new"
+
+
+def test_the_same_answer_is_the_same_text_up_to_spaces() -> None:
+    assert answer_hash("Use File > Export.") == answer_hash("  Use File >\n Export.  ")
+    assert answer_hash("Use File > Export.") != answer_hash("Use File > Import.")
+
+
+def test_users_agree_only_on_one_answer() -> None:
+    """Two users, two different answers: the agreeing group has one voter, not two."""
+    split = [ballot("bob", "answer one", 0), ballot("carol", "answer two", 1)]
+    assert len(voters(agreeing_ballots(split))) == 1
+    same = [ballot("bob", "answer one", 0), ballot("carol", "answer  one", 1)]
+    assert voters(agreeing_ballots(same)) == {"bob", "carol"}
+    assert agreeing_ballots([]) == []

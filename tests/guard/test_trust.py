@@ -6,11 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from eko.llm.providers import FunctionModel
 from tests.api.conftest import HarnessFactory
 from tests.guard.test_api import QUESTION, ask, calls_for, counting_model, rate, use_writer
 
 EXACT_VARIANT = "how do I export my calendar to outlook"
 PARAPHRASE = "How do I export my calendar to Outlook please?"
+
+
+class SettableModel:
+    """A model that answers whatever `text` currently is: two users can get the same answer
+    in their own rooms, or different ones."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.model = FunctionModel(lambda _request: self.text)
 
 
 async def entry(h: Any, staff: dict[str, str], entry_id: str) -> dict[str, Any]:
@@ -163,7 +173,8 @@ async def test_many_thumbs_up_publish_nothing_without_agreement_configured(
 
 
 async def test_agreement_of_k_distinct_users_publishes(make_harness: HarnessFactory) -> None:
-    async with make_harness(providers=[counting_model()], guard_shared_min_agreeing_users=2) as h:
+    answers = SettableModel("Use File > Export > ICS.")
+    async with make_harness(providers=[answers.model], guard_shared_min_agreeing_users=2) as h:
         _, alice_headers = await h.user("alice")
         bob, bob_headers = await h.user("bob")
         carol, carol_headers = await h.user("carol")
@@ -171,17 +182,22 @@ async def test_agreement_of_k_distinct_users_publishes(make_harness: HarnessFact
 
         # Bob alone, twice on the same answer and once on another answer: one user.
         bob_first = await ask(h, bob_headers, await h.direct_room(bob_headers), QUESTION)
+        answers.text = "Open Outlook and import the file."
         bob_second = await ask(h, bob_headers, await h.direct_room(bob_headers), QUESTION)
+        answer = bob_second["assistant_message"]["content"]
         assert bob_second["assistant_message"]["type"] == "message"  # nothing learned yet
         for body in (bob_first, bob_first, bob_second):
             assert (await rate(h, bob_headers, body)).status_code == 200
-        await assert_not_served(h, alice_headers, (QUESTION,), not_content="")
+        answers.text = "Something else entirely."
+        await assert_not_served(h, alice_headers, (QUESTION,), not_content=answer)
 
-        # Carol agrees: two distinct users, the question's answer is published.
+        # Carol gets the answer Bob validated last (his vote: it superseded his first), with
+        # extra spaces (the same text), and agrees: two distinct users on one answer, published.
+        answers.text = f"  {answer}\n"
         carol_room = await h.direct_room(carol_headers)
         carol_first = await ask(h, carol_headers, carol_room, QUESTION)
-        answer = carol_first["assistant_message"]["content"]
         assert (await rate(h, carol_headers, carol_first)).json()["learned"] is True
+        answers.text = "Something else entirely."
         served = await assert_served(
             h, alice_headers, QUESTION, content=answer, scope="shared", match="exact"
         )
@@ -200,6 +216,42 @@ async def test_agreement_of_k_distinct_users_publishes(make_harness: HarnessFact
         assert withdrawn["status"] == "obsolete"
         assert withdrawn["metadata"]["obsolete"]["reason"] == "agreement_withdrawn"
         await assert_not_served(h, alice_headers, (QUESTION,), not_content=answer)
+
+
+async def test_users_who_approved_different_answers_do_not_agree(
+    make_harness: HarnessFactory,
+) -> None:
+    """Issue #32: A's 👍 on one answer and B's 👍 on a different answer to the same question
+    are not two users agreeing; neither answer is served to a third user."""
+    async with make_harness(providers=[counting_model()], guard_shared_min_agreeing_users=2) as h:
+        _, alice_headers = await h.user("alice")
+        seen = []
+        for name in ("bob", "carol"):
+            _, headers = await h.user(name)
+            body = await ask(h, headers, await h.direct_room(headers), QUESTION)
+            seen.append(body["assistant_message"]["content"])
+            assert (await rate(h, headers, body)).json()["learned"] is True
+        assert seen[0] != seen[1]
+        for answer in seen:
+            await assert_not_served(h, alice_headers, (QUESTION,), not_content=answer)
+
+
+async def test_users_who_approved_the_same_answer_text_agree(
+    make_harness: HarnessFactory,
+) -> None:
+    """The same answer text, approved by two users in their own rooms: served to a third."""
+    answers = SettableModel("Export it as an ICS file, then import it in Outlook.")
+    async with make_harness(providers=[answers.model], guard_shared_min_agreeing_users=2) as h:
+        _, alice_headers = await h.user("alice")
+        for name in ("bob", "carol"):
+            _, headers = await h.user(name)
+            body = await ask(h, headers, await h.direct_room(headers), QUESTION)
+            assert (await rate(h, headers, body)).json()["learned"] is True
+        shared = answers.text
+        answers.text = "A fresh answer from the model."
+        await assert_served(
+            h, alice_headers, QUESTION, content=shared, scope="shared", match="exact"
+        )
 
 
 async def test_agreement_never_publishes_conversation_dependent_answers(

@@ -47,7 +47,12 @@ async def test_an_answer_in_the_lobby_closes_the_goal_not_one_in_a_direct_room(
     backend: str, make_harness: HarnessFactory
 ) -> None:
     model = LearningModel()
-    async with make_harness(providers=[FunctionModel(model)], memory_extract_enabled=True) as h:
+    # Alice triggers twice: no limit per user here (tests/lobby/test_manual_trigger.py).
+    async with make_harness(
+        providers=[FunctionModel(model)],
+        memory_extract_enabled=True,
+        reflection_manual_interval_s=0,
+    ) as h:
         _, alice = await h.user("alice")
         lobby = (await h.client.post("/v1/rooms", json={"kind": "lobby"}, headers=alice)).json()
         lobby_id = lobby["id"]

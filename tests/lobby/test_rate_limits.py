@@ -75,7 +75,8 @@ async def test_a_released_slot_is_given_back_and_bypass_ignores_limits(database:
     assert await store.claim_slot(database, room_id=room.id, now=later, limits=LIMITS, bypass=True)
     async with database.session() as session:
         stats = await store.get_stats(session, room_id=room.id)
-    assert stats is not None and stats.day_count == 3
+    # The manual (bypass) claims are not counted in the day's budget: only `again` is.
+    assert stats is not None and stats.day_count == 1
 
 
 async def test_an_ignored_question_doubles_the_next_cooldown_up_to_the_cap(
@@ -106,3 +107,18 @@ async def test_an_ignored_question_doubles_the_next_cooldown_up_to_the_cap(
     async with database.session() as session:
         stats = await store.get_stats(session, room_id=room.id)
     assert stats is not None and stats.next_allowed_at == later + timedelta(seconds=1800)
+
+
+async def test_a_manual_claim_given_back_leaves_the_days_budget_alone(
+    database: Database,
+) -> None:
+    room, _ = await make_lobby(database)
+    scheduled = await store.claim_slot(database, room_id=room.id, now=T0, limits=LIMITS)
+    assert scheduled is not None
+    await store.confirm_slot(database, room_id=room.id, now=T0, goal_id=None, message_id="m")
+    manual = await store.claim_slot(database, room_id=room.id, now=T0, limits=LIMITS, bypass=True)
+    assert manual is not None
+    assert await store.release_slot(database, room_id=room.id, token=manual, now=T0, counted=False)
+    async with database.session() as session:
+        stats = await store.get_stats(session, room_id=room.id)
+    assert stats is not None and stats.day_count == 1

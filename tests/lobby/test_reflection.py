@@ -96,8 +96,9 @@ async def test_rate_limited_and_no_goal_cost_no_model_call(database: Database) -
         2,
         1,
     )
-    # The no-goal pass gave its slot back: two interventions counted today.
-    assert stats.day_count == 2
+    # The no-goal pass gave its slot back, and the manual one is not counted in the day's
+    # budget: one intervention counted today.
+    assert stats.day_count == 1
 
 
 async def test_a_pass_or_a_failing_model_gives_the_slot_back(database: Database) -> None:

@@ -17,7 +17,8 @@ async def test_trigger_status_and_stats_survive_a_restart(
     backend: str, make_harness: HarnessFactory
 ) -> None:
     script = ScriptedReflection(tone="technical")
-    async with make_harness(providers=[FunctionModel(script)]) as h:
+    # Alice triggers twice in a row: no limit per user here (tests/lobby/test_manual_trigger.py).
+    async with make_harness(providers=[FunctionModel(script)], reflection_manual_interval_s=0) as h:
         _, alice = await h.user("alice")
         _, bob = await h.user("bob")
         lobby = (await h.client.post("/v1/rooms", json={"kind": "lobby"}, headers=alice)).json()

@@ -2,7 +2,8 @@
 (`Accept: text/event-stream`) on the same path. Authenticated by API key (`Authorization:
 Bearer`), or by a short-lived `?token=` from POST /v1/events/token for browsers, which cannot
 set headers on a WebSocket or an EventSource. Each connection receives only what its user may
-see; a connection that falls behind is dropped with a notice (see eko/events/fanout.py).
+see; a connection that falls behind is dropped with a notice (see eko/events/fanout.py). A
+connection opened with a token ends (with a `stream.expired` notice) when the token expires.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import structlog
@@ -22,7 +25,7 @@ from eko.api.deps import CurrentUser, ServicesDep
 from eko.api.problems import Problem
 from eko.events import tokens
 from eko.events.access import EventAccess
-from eko.events.stream import EventStream
+from eko.events.stream import EXPIRED_NOTICE, EventStream
 from eko.store import users as user_repo
 from eko.store.db import Database
 from eko.store.models import User
@@ -52,17 +55,41 @@ async def create_event_token(user: CurrentUser, services: ServicesDep) -> EventT
     return EventToken(token=token, expires_at=expires, url=f"/v1/events?token={token}")
 
 
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who opened a connection, and until when it may stay open (a token's expiry, Unix
+    seconds; None with an API key)."""
+
+    user: User
+    expires_at: int | None = None
+
+    def expired(self, now: float | None = None) -> bool:
+        if self.expires_at is None:
+            return False
+        return (now if now is not None else time.time()) >= self.expires_at
+
+    def wait_s(self, keepalive_s: float, now: float | None = None) -> float:
+        """How long to wait for the next event: the keep-alive interval, or less when the
+        token expires sooner."""
+        if self.expires_at is None:
+            return keepalive_s
+        left = self.expires_at - (now if now is not None else time.time())
+        return max(0.0, min(keepalive_s, left))
+
+
 async def authenticate(
     database: Database, authorization: str | None, token: str | None
-) -> User | None:
+) -> Caller | None:
     async with database.session() as session:
         if authorization:
             scheme, _, key = authorization.partition(" ")
             if scheme.lower() == "bearer" and key.strip():
-                return await user_repo.get_by_api_key(session, api_key=key.strip())
+                user = await user_repo.get_by_api_key(session, api_key=key.strip())
+                return Caller(user) if user is not None else None
             return None
         if token:
-            return await tokens.verify(session, token)
+            user = await tokens.verify(session, token)
+            return Caller(user, tokens.expires_at(token)) if user is not None else None
     return None
 
 
@@ -86,8 +113,8 @@ async def events_over_sse(
             "/v1/events streams Server-Sent Events (send `Accept: text/event-stream`) or "
             "upgrades to a WebSocket.",
         )
-    user = await authenticate(services.database, request.headers.get("authorization"), token)
-    if user is None:
+    caller = await authenticate(services.database, request.headers.get("authorization"), token)
+    if caller is None:
         raise Problem(
             401,
             "invalid-api-key",
@@ -95,18 +122,22 @@ async def events_over_sse(
             "Send `Authorization: Bearer <key>`, or `?token=` from POST /v1/events/token.",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    stream = await _open_stream(services, user)
+    stream = await _open_stream(services, caller.user)
     keepalive = services.settings.events_keepalive_s
 
     async def body() -> AsyncIterator[str]:
         try:
             yield "retry: 3000\n: connected\n\n"
             while True:
-                item = await stream.next(keepalive)
+                if caller.expired():
+                    yield sse_frame(dict(EXPIRED_NOTICE))
+                    return
+                item = await stream.next(caller.wait_s(keepalive))
                 if item is None:
                     if stream.closed:
                         return
-                    yield ": keep-alive\n\n"
+                    if not caller.expired():
+                        yield ": keep-alive\n\n"
                     continue
                 yield sse_frame(item)
                 if item["type"] == "stream.dropped":
@@ -133,10 +164,11 @@ async def events_over_websocket(
     websocket: WebSocket, token: Annotated[str | None, Query()] = None
 ) -> None:
     services: Services = websocket.app.state.services
-    user = await authenticate(services.database, websocket.headers.get("authorization"), token)
-    if user is None:
+    caller = await authenticate(services.database, websocket.headers.get("authorization"), token)
+    if caller is None:
         await websocket.close(code=CLOSE_UNAUTHORIZED, reason="invalid or missing credentials")
         return
+    user = caller.user
     await websocket.accept()
     stream = await _open_stream(services, user)
     # The client sends nothing we need, but reading is how a close is noticed.
@@ -145,12 +177,20 @@ async def events_over_websocket(
     try:
         await websocket.send_json({"type": "stream.connected", "data": {"user": user.public_id}})
         while not gone.done():
-            next_item = asyncio.create_task(stream.next(keepalive))
+            if caller.expired():
+                with contextlib.suppress(TimeoutError):
+                    notice = websocket.send_json(dict(EXPIRED_NOTICE))
+                    await asyncio.wait_for(notice, SEND_TIMEOUT_S)
+                await websocket.close(code=CLOSE_UNAUTHORIZED, reason="token expired")
+                break
+            next_item = asyncio.create_task(stream.next(caller.wait_s(keepalive)))
             done, _ = await asyncio.wait({next_item, gone}, return_when=asyncio.FIRST_COMPLETED)
             if next_item not in done:
                 next_item.cancel()
                 break
             item = next_item.result()
+            if item is None and caller.expired():
+                continue  # the notice, not a keep-alive
             payload = item if item is not None else {"type": "stream.keepalive"}
             try:
                 await asyncio.wait_for(websocket.send_json(payload), SEND_TIMEOUT_S)

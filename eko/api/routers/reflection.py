@@ -59,7 +59,7 @@ def _lobby(room: Room) -> Room:
     return room
 
 
-@router.post("/trigger", responses=problem_responses(404, 409))
+@router.post("/trigger", responses=problem_responses(404, 409, 429))
 async def trigger(
     room_id: str,
     user: CurrentUser,
@@ -67,11 +67,23 @@ async def trigger(
     services: ServicesDep,
     body: TriggerBody | None = None,
 ) -> ReflectionOut:
-    """Reflect now (bypasses the rate limits; `force` also bypasses the skip when the last
-    message is the assistant's)."""
+    """Reflect now (bypasses the lobby's rate limits, and is not counted in its daily budget;
+    `force` also bypasses the skip when the last message is the assistant's). One manual
+    reflection per user per EKO_REFLECTION_MANUAL_INTERVAL_S (429 with Retry-After); staff
+    are not limited."""
     room = _lobby(await room_for_user(session, room_id=room_id, user=user))
+    wait = await services.lobby.manual.retry_after_s(user)
+    if wait is not None:
+        raise Problem(
+            429,
+            "too-many-requests",
+            "Too many manual reflections",
+            f"One manual reflection per {services.lobby.manual.interval_s:g} s; retry in {wait} s.",
+            headers={"Retry-After": str(wait)},
+            retry_after_s=wait,
+        )
     reflection = await services.lobby.reflector.reflect(
-        room.id, trigger="manual", force=bool(body and body.force)
+        room.id, trigger="manual", force=bool(body and body.force), by=user.public_id
     )
     async with services.database.session() as read:
         stats = await store.get_stats(read, room_id=room.id)
