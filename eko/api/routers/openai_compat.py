@@ -240,7 +240,7 @@ async def _authenticate(services: Services, request: Request) -> User:
 async def _read(request: Request) -> CompletionRequest:
     try:
         raw = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, nested too deep
         raise OpenAIError(400, "The body is not JSON.", code="invalid_json") from exc
     try:
         return CompletionRequest.model_validate(raw)
