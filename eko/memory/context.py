@@ -107,7 +107,10 @@ class DualContextBuilder:
         self._rule = BudgetRule.from_settings(settings)
         self._recent = RecentReader.from_settings(settings)
         self._turns = TurnIndex(
-            vectors=vectors, embedder=embedder, assistant_name=settings.assistant_name
+            vectors=vectors,
+            embedder=embedder,
+            assistant_name=settings.assistant_name,
+            locks=database.keyed_locks,
         )
         self._recall = ContextRecall(
             database=database, settings=settings, turns=self._turns, rule=self._rule

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import structlog
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.config import Settings
@@ -178,15 +179,7 @@ class ContextRecall:
             # The after-reply job indexes turns as they arrive; what it missed among the turns
             # this search can return (older than the recent window) is indexed first.
             if settings.memory_recall_catch_up > 0:
-                indexed = await self._turns.catch_up(
-                    session,
-                    room_id=room_id,
-                    limit=settings.memory_recall_catch_up,
-                    before_seq=before_seq,
-                )
-                if indexed:  # nothing written: no round trip to commit nothing
-                    await session.commit()
-                stats["turns_indexed"] = indexed
+                stats["turns_indexed"] = await self._catch_up(session, room_id, before_seq, stats)
             return [
                 await self._turns.search(
                     session, room_id=room_id, vector=vector, before_seq=before_seq, k=k
@@ -198,6 +191,29 @@ class ContextRecall:
             stats["turn_index_error"] = str(exc)[:300]
             await session.rollback()
             return []
+
+    async def _catch_up(
+        self,
+        session: AsyncSession,
+        room_id: str,
+        before_seq: int | None,
+        stats: dict[str, Any],
+    ) -> int:
+        """Index the missing turns the search can return; returns how many. A safety net: when
+        writing fails (the database refused it), the turns already indexed are still searched
+        rather than the reply losing its memory section."""
+        try:
+            return await self._turns.catch_up(
+                session,
+                room_id=room_id,
+                limit=self._settings.memory_recall_catch_up,
+                before_seq=before_seq,
+            )
+        except DBAPIError as exc:
+            log.warning("memory.turns.catch_up_failed", room_id=room_id, error=str(exc)[:300])
+            stats["turn_index_error"] = str(exc)[:300]
+            await session.rollback()
+            return 0
 
 
 async def source_seqs(session: AsyncSession, room_id: str, hits: Sequence[ItemHit]) -> list[int]:

@@ -37,6 +37,7 @@ from eko.memory.scopes import room_key
 from eko.memory.speakers import speaker_names, speaker_of
 from eko.memory.turns import ChatTurn
 from eko.store.db import Database
+from eko.store.locks import KeyedLocks
 from eko.store.messages import seqs_of_messages
 from eko.store.models import Embedding, Message
 from eko.store.vectors import VectorIndex, VectorItem
@@ -63,10 +64,19 @@ class DenseHit:
 
 
 class TurnIndex:
-    def __init__(self, *, vectors: VectorIndex, embedder: Embedder, assistant_name: str) -> None:
+    def __init__(
+        self,
+        *,
+        vectors: VectorIndex,
+        embedder: Embedder,
+        assistant_name: str,
+        locks: KeyedLocks,
+    ) -> None:
+        """`locks`: this process's keyed locks (Database.keyed_locks), one catch-up per room."""
         self._vectors = vectors
         self._embedder = embedder
         self._assistant_name = assistant_name
+        self._locks = locks
 
     async def catch_up(
         self,
@@ -77,11 +87,22 @@ class TurnIndex:
         before_seq: int | None = None,
     ) -> int:
         """Embed the room's newest messages not yet indexed (among the newest `limit`, None =
-        all; only those before `before_seq` when given). Returns how many were indexed."""
-        missing = await self._unindexed(
-            session, room_id=room_id, limit=limit, before_seq=before_seq
-        )
-        return await self._index(session, room_id, missing)
+        all; only those before `before_seq` when given) and commit them. Returns how many
+        were indexed.
+
+        Concurrent requests catch up the same turns: within a process they take turns per
+        room, so one that waited finds what the other just committed and embeds nothing
+        twice (the wait holds no connection when the session has not run a statement yet).
+        Another process writing the same turns meanwhile is harmless: vectors are upserted.
+        """
+        async with self._locks.hold(f"turn-index:{room_id}"):
+            missing = await self._unindexed(
+                session, room_id=room_id, limit=limit, before_seq=before_seq
+            )
+            indexed = await self._index(session, room_id, missing)
+            if indexed:  # nothing written: no round trip to commit nothing
+                await session.commit()
+        return indexed
 
     async def reindex(
         self,
@@ -293,5 +314,4 @@ class TurnIndexHook:
     async def after(self, turn: ChatTurn, reply: Message) -> None:
         async with self._database.session() as session:
             indexed = await self._index.catch_up(session, room_id=turn.room.id, limit=self._limit)
-            await session.commit()
         log.debug("memory.turns.indexed", room_id=turn.room.id, count=indexed)

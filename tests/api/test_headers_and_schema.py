@@ -3,10 +3,13 @@ problem an operation answers; malformed bodies and odd request ids."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
+from eko.api.app import create_app
 from eko.api.security_headers import PAGE_POLICY
+from eko.config import Settings
 from tests.api.conftest import HarnessFactory
 
 PROBLEM = "application/problem+json"
@@ -90,6 +93,29 @@ async def test_every_operation_documents_its_problem_responses(
     assert "403" in staff_list
     validate = spec["paths"]["/v1/staff/memory/validate"]["post"]["responses"]
     assert {"200", "201"} <= validate.keys()
+
+
+def test_the_openai_route_documents_its_body_and_answers() -> None:
+    """/v1/chat/completions reads its body itself (OpenAI-shaped 400s), so FastAPI does not
+    describe it: the document does all the same, and schemathesis fuzzes it from there."""
+    spec = create_app(Settings(_env_file=None), migrate=False).openapi()
+    operation = spec["paths"]["/v1/chat/completions"]["post"]
+    body = operation["requestBody"]
+    assert body["required"] is True
+    schema = body["content"]["application/json"]["schema"]
+    assert set(schema["required"]) == {"model", "messages"}
+    message = schema["properties"]["messages"]["items"]
+    assert "$ref" not in json.dumps(schema)  # nothing to resolve from the document's root
+    assert message["properties"]["role"]["enum"][:4] == ["system", "developer", "user", "assistant"]
+    responses = operation["responses"]
+    assert set(responses["200"]["content"]) == {"application/json", "text/event-stream"}
+    assert responses["200"]["headers"]["X-Eko-Room"]["required"] is True
+    completion = responses["200"]["content"]["application/json"]["schema"]
+    assert completion["properties"]["object"] == {"const": "chat.completion"}
+    for status in ("400", "401", "404", "429"):
+        assert "error" in responses[status]["content"]["application/json"]["schema"]["required"]
+    for status in ("413", "422", "503"):  # the middleware's and FastAPI's, problem+json
+        assert list(responses[status]["content"]) == [PROBLEM]
 
 
 async def test_an_odd_request_id_is_replaced_not_echoed(make_harness: HarnessFactory) -> None:

@@ -365,3 +365,19 @@ async def test_the_openai_route_refuses_unstorable_text_and_stores_nothing(
     assert error["type"] == "invalid_request_error"
     assert "not accepted" in error["message"]
     assert after == before
+
+
+async def test_a_body_nested_too_deep_for_the_openai_route_is_a_400(
+    make_harness: HarnessFactory,
+) -> None:
+    """Valid JSON nested deeper than Python's parser goes: a 400 in OpenAI's shape, as other
+    routes answer it (FastAPI's body parsing), not a 500 from the RecursionError."""
+    async with make_harness() as h:
+        _, headers = await h.user()
+        response = await h.client.post(
+            "/v1/chat/completions",
+            content=b"[" * 100_000 + b"]" * 100_000,
+            headers={**headers, "content-type": "application/json"},
+        )
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "invalid_json"

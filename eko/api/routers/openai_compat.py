@@ -25,15 +25,18 @@ from pydantic import ValidationError
 
 from eko.api.live_follow import follow, remainder, start_live
 from eko.api.schemas.openai import (
-    STREAM_RESPONSE,
     CompletionRequest,
     OpenAIError,
     chunk_body,
     completion_body,
-    error_responses,
     message_text,
     model_entry,
     refused_and_ignored,
+)
+from eko.api.schemas.openai_docs import (
+    completion_request_body,
+    completion_responses,
+    error_responses,
 )
 from eko.api.sse_reply import SSE_MEDIA_TYPE
 from eko.chat.service import (
@@ -95,7 +98,10 @@ async def get_model(model: str, request: Request) -> Response:
 
 
 @router.post(
-    "/v1/chat/completions", responses={**STREAM_RESPONSE, **error_responses(400, 401, 404, 429)}
+    "/v1/chat/completions",
+    responses=completion_responses(),
+    # Read by `_read`, not by FastAPI (an invalid body is a 400 in OpenAI's shape): described.
+    openapi_extra=completion_request_body(),
 )
 async def chat_completions(
     request: Request,
@@ -258,7 +264,7 @@ async def _authenticate(services: Services, request: Request) -> User:
 async def _read(request: Request) -> CompletionRequest:
     try:
         raw = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, nested too deep
         raise OpenAIError(400, "The body is not JSON.", code="invalid_json") from exc
     try:
         return CompletionRequest.model_validate(raw)

@@ -3,7 +3,8 @@
 The `embeddings.vector` column is an untyped `vector` (any dimension), which HNSW cannot index;
 so each dimension d gets an expression index over `vector::vector(d)` restricted to `dim = d`,
 created lazily right after the first vectors of that dimension are written (a graph built over
-rows already there builds faster than one grown row by row). Queries order by the very same
+rows already there builds faster than one grown row by row) by a write that has the table to
+itself. Queries order by the very same
 expression so the planner can use the index. Above 2,000 dimensions (pgvector's HNSW limit for
 `vector`) the index is built on a `halfvec` cast, good up to 4,000.
 """
@@ -15,6 +16,7 @@ from typing import Any
 
 import structlog
 from sqlalchemy import event, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from eko.store.vectors.base import VectorHit, VectorIndex, VectorQuery, hits_from_rows
@@ -24,6 +26,8 @@ log = structlog.get_logger("eko.store")
 
 HNSW_MAX_DIM = 2000
 HALFVEC_MAX_DIM = 4000
+# SQLSTATE of a NOWAIT lock that another transaction holds.
+LOCK_NOT_AVAILABLE = "55P03"
 
 
 _VERSION_SQL = "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
@@ -145,13 +149,26 @@ class PgVectorIndex(VectorIndex):
         ops = f"{_cast_type(dim)}_cosine_ops"
         # In the caller's transaction: it commits with the first rows of this dimension. Not
         # cached here, as that transaction may still roll back; the next write looks again.
+        # Only while no other transaction writes the table: CREATE INDEX takes a SHARE lock,
+        # which waits for every other writer's ROW EXCLUSIVE, and two first writers of a
+        # dimension waiting for each other were a deadlock (concurrent requests catching up
+        # one room's turns on a new database). When another is writing, the index is left to
+        # a later write; searches scan exactly meanwhile.
         started = time.perf_counter()
-        await session.execute(
-            text(
-                f"CREATE INDEX IF NOT EXISTS {name} ON embeddings "
-                f"USING hnsw ({vector_expression(dim)} {ops}) WHERE dim = {int(dim)}"
-            )
-        )
+        try:
+            async with session.begin_nested():
+                await session.execute(text("LOCK TABLE embeddings IN SHARE MODE NOWAIT"))
+                await session.execute(
+                    text(
+                        f"CREATE INDEX IF NOT EXISTS {name} ON embeddings "
+                        f"USING hnsw ({vector_expression(dim)} {ops}) WHERE dim = {int(dim)}"
+                    )
+                )
+        except DBAPIError as exc:
+            if getattr(exc.orig, "pgcode", None) != LOCK_NOT_AVAILABLE:
+                raise
+            log.info("pgvector.index_deferred", index=name, reason="another writer is busy")
+            return
         log.info(
             "pgvector.index_created",
             index=name,

@@ -192,7 +192,13 @@ class SqliteVecIndex(VectorIndex):
             (row_id, collection, model, item.key, vector)
             for row_id, item, vector in zip(ids, items, vectors, strict=True)
         ]
-        await _insert_vec_rows(session, vec_table(vectors.shape[1]), rows)
+        table = vec_table(vectors.shape[1])
+        # The embeddings upsert keeps a replaced row's id, and `_unindex` looked before this
+        # transaction held the write lock: a concurrent writer of the same items (two requests
+        # catching up one room's turns) may have added their vec0 rows since, and vec0 has no
+        # upsert. Cleared here, under the write lock; a rowid not there costs a point lookup.
+        await _delete_rowids(session, table, ids)
+        await _insert_vec_rows(session, table, rows)
 
 
 class NumpyIndex(VectorIndex):
