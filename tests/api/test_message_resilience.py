@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import func, select
 
 from eko.api.app import create_app
@@ -22,6 +23,7 @@ from eko.llm.types import Provider, ProviderRequest
 from eko.store import users as user_repo
 from eko.store.db import Database, PoolLimits
 from eko.store.models import LLMCall, Message
+from eko.store.outbox_models import AnswerOutbox
 from eko.wiring import Services, build_services
 
 
@@ -296,3 +298,70 @@ async def test_no_background_model_work_while_every_provider_is_down(database_ur
         async with services.database.session() as session:
             purposes = (await session.scalars(select(LLMCall.purpose))).all()
         assert "memory_extract" not in purposes
+
+
+@pytest.mark.slow  # ~45 s a backend on 2 cores
+async def test_under_pool_pressure_a_503_stored_nothing_and_everything_stored_is_answered(
+    database_url: str,
+) -> None:
+    # One connection, a short wait for it: many requests are refused. The rule under test: a
+    # 503 means nothing was stored; a stored message is answered (now, or by the recovery
+    # loop), never with the canned apology in place of its answer.
+    pool = PoolLimits(size=1, max_overflow=0, timeout_s=0.15)
+    async with served(database_url, [slow_model(0.05)], pool=pool, chat_answer_retry_s=0.05) as (
+        client,
+        services,
+    ):
+        headers = await new_user(services)
+        room_id = await new_room(client, headers)
+        posts = [f"pression-{i}" for i in range(60)]
+        responses = await asyncio.gather(
+            *(
+                client.post(
+                    f"/v1/rooms/{room_id}/messages",
+                    json={"content": f"question {key}", "client_message_id": key},
+                    headers=headers,
+                )
+                for key in posts
+            )
+        )
+        statuses = sorted({r.status_code for r in responses})
+        assert set(statuses) <= {201, 503}, statuses
+        await services.chat.drain()
+        recovery = services.recovery
+        assert recovery is not None
+        for _ in range(200):  # what was given back is answered once the pool is free
+            await recovery.claim_and_answer()
+            await recovery.settle()
+            async with services.database.session() as session:
+                owed = await session.scalar(select(func.count()).select_from(AnswerOutbox))
+            if not owed:
+                break
+            await asyncio.sleep(0.05)
+        async with services.database.session() as session:
+            stored = {
+                m.dedupe_key.rsplit(":", 1)[-1]: m
+                for m in (
+                    await session.execute(
+                        select(Message).where(Message.room_id == room_id, Message.role == "user")
+                    )
+                ).scalars()
+            }
+            replies = list(
+                (
+                    await session.execute(
+                        select(Message).where(
+                            Message.room_id == room_id, Message.role == "assistant"
+                        )
+                    )
+                ).scalars()
+            )
+        for key, response in zip(posts, responses, strict=True):
+            if response.status_code == 503:
+                assert key not in stored, f"{key}: a 503 whose message was stored"
+            else:
+                assert key in stored
+        answered = {reply.reply_to_id for reply in replies}
+        assert answered == {message.id for message in stored.values()}
+        assert len(replies) == len(stored)  # once each
+        assert [r.content for r in replies if r.type == "fallback"] == []

@@ -2,7 +2,8 @@
 
 Each node is an asyncio task that waits for its dependencies to finish (whatever their outcome),
 then runs under its own timeout. A failing or slow node never stops the others: its dependents
-run with what is available (they see its NodeResult with outcome error/timeout). The hard
+run with what is available (they see its NodeResult with outcome error/timeout) — except when
+the database is busy or unreachable, which stops the plan (the message stays owed). The hard
 allowlist is checked twice: the plan is validated against the registry, and a node whose type
 is not registered is refused at run time.
 
@@ -19,6 +20,7 @@ import structlog
 
 from eko.chat.engine.plan import Plan, PlanNode, topological_order, validate_plan
 from eko.chat.engine.registry import NodeContext, NodeRegistry, NodeResult
+from eko.store.outage import database_busy_or_unavailable
 
 log = structlog.get_logger("eko.chat")
 
@@ -78,6 +80,11 @@ class PlanExecutor:
                 error=f"no result within {spec.timeout_s:g}s",
             )
         except Exception as exc:
+            if database_busy_or_unavailable(exc):
+                # The plan stops: an answer written without the database would be a degraded
+                # one, or the canned apology; the message is answered again later instead
+                # (eko/chat/answering.py leaves it owed).
+                raise
             log.warning("chat.executor.node_failed", node_id=node.id, type=node.type, exc_info=True)
             result = NodeResult(
                 node.id,
