@@ -52,7 +52,11 @@ async def health(services: ServicesDep) -> dict[str, Any]:
         ],
         "embedder": {"name": services.embedder.name, "dim": dim},
     }
-    healthy = database["status"] == "ok" and database.get("migrated", False)
+    # The primary model is the one that answers: while its circuit is not closed (open, or
+    # waiting for the probe that would close it) replies come from a fallback or not at all.
+    primary = model["providers"][0] if model["providers"] else None
+    primary_up = primary is None or primary["circuit"] == "closed"
+    healthy = database["status"] == "ok" and database.get("migrated", False) and primary_up
     return {
         "status": "healthy" if healthy else "degraded",
         "environment": services.settings.environment,
