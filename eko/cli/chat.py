@@ -161,7 +161,9 @@ class RemoteSession:
         return cls(client, room_id)
 
 
-async def _loop(session: ChatSession) -> None:
+async def _loop(session: ChatSession, *, details: bool = False) -> None:
+    """Reads lines, prints replies. `details`: after each reply, the provider, mode and intent
+    that produced it, and the reflexive chain's stages (for debugging; off by default)."""
     interactive = sys.stdin.isatty()
     console.print(f"[dim]room {session.room_id} — /quit to leave[/]")
     try:
@@ -209,18 +211,18 @@ async def _loop(session: ChatSession) -> None:
             elif reply["content"] != "".join(shown).strip():
                 # The stored reply is the cleaned one (e.g. a cut the display could not foresee).
                 console.print(f"[dim]stored as:[/] {escape(printable(reply['content']))}")
-            parts = (
-                meta.get("provider"),
-                meta.get("mode"),
-                meta.get("intent"),
-                meta.get("fallback"),
-            )
-            tag = " · ".join(str(x) for x in parts if x)
-            if tag:
-                console.print(f"[dim]{escape(printable(tag))}[/]")
-            print_chain(console, meta)  # the reflexive chain's stages (eko/chain/)
+            if details:
+                _print_details(meta)
     finally:
         await session.close()
+
+
+def _print_details(meta: dict[str, Any]) -> None:
+    parts = (meta.get("provider"), meta.get("mode"), meta.get("intent"), meta.get("fallback"))
+    tag = " · ".join(str(x) for x in parts if x)
+    if tag:
+        console.print(f"[dim]{escape(printable(tag))}[/]")
+    print_chain(console, meta)  # the reflexive chain's stages (eko/chain/)
 
 
 def chat(
@@ -233,6 +235,10 @@ def chat(
     key: Annotated[
         str | None, typer.Option(envvar="EKO_API_KEY", help="API key for --server.")
     ] = None,
+    details: Annotated[
+        bool,
+        typer.Option(help="After each reply, the provider, mode and chain stages behind it."),
+    ] = False,
 ) -> None:
     """Chat with Eko in a direct room from the terminal."""
     settings = load_settings()
@@ -248,7 +254,7 @@ def chat(
             session = await LocalSession.open(
                 settings, user_name=user, room_id=room, persona=persona
             )
-        await _loop(session)
+        await _loop(session, details=details)
 
     run(go())
 

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -224,17 +225,27 @@ async def _embedder_check(settings: Settings) -> list[Check]:
 
 
 async def _server_checks(settings: Settings) -> list[Check]:
-    """The running server's own view (its /health), when one answers on EKO_HOST:EKO_PORT:
-    circuit breakers live in the server process, so only it can say which are open."""
+    """The running server's own view (its /health): circuit breakers live in the server
+    process, so only it can say which are open. Asked where `eko serve` recorded it listens
+    (EKO_HOME/server.json, e.g. after `eko serve --port 9000`), then on EKO_HOST:EKO_PORT."""
     import httpx
 
-    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
-    url = f"http://{host}:{settings.port}/health"
-    try:
-        async with httpx.AsyncClient(timeout=2.0) as client:
-            health = (await client.get(url)).json()
-    except Exception:
-        return [Check("running server", True, f"none answers at {url} (not an error)")]
+    from eko.cli.server_address import local_host, read_recorded
+
+    addresses = [read_recorded(settings.home), (settings.host, settings.port)]
+    urls = list(dict.fromkeys(f"http://{local_host(a[0])}:{a[1]}/health" for a in addresses if a))
+    health: dict[str, Any] | None = None
+    async with httpx.AsyncClient(timeout=2.0) as client:
+        for url in urls:
+            try:
+                health = (await client.get(url)).json()
+                break
+            except Exception:
+                continue
+    if not isinstance(health, dict):
+        return [
+            Check("running server", True, f"none answers at {' or '.join(urls)} (not an error)")
+        ]
     checks = [Check("running server", True, f"{url}: {health.get('status', '?')}")]
     for provider in (health.get("model") or {}).get("providers") or []:
         circuit = provider.get("circuit", "closed")

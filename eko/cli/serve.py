@@ -13,6 +13,7 @@ from rich.panel import Panel
 
 from eko.api.app import create_app
 from eko.cli.common import console, fail, load_settings
+from eko.cli.server_address import recorded
 from eko.config import Settings, mask_url
 from eko.logging import configure_logging
 
@@ -69,11 +70,12 @@ def serve(
     if all(p.kind == "local" for p in settings.llm_providers):
         # Outside the panel and unwrapped, so the line can be copied as is.
         console.print(PROVIDER_HINT, soft_wrap=True, highlight=False, markup=False)
-    if settings.workers > 1:
-        serve_workers(settings, migrate=migrate)
-        return
-    app = create_app(settings, migrate=migrate)
-    uvicorn.run(app, **server_options(settings))
+    with recorded(settings.home, settings.host, settings.port):  # for `eko doctor`
+        if settings.workers > 1:
+            serve_workers(settings, migrate=migrate)
+            return
+        app = create_app(settings, migrate=migrate)
+        uvicorn.run(app, **server_options(settings))
 
 
 # On SIGTERM/SIGINT uvicorn stops accepting, lets open requests finish for this long (live

@@ -83,7 +83,7 @@ def create(
 
 @app.command("list")
 def list_users() -> None:
-    """List users: public id, name, role, pro, free messages used / limit."""
+    """List users: public id, name, role, pro, free messages used / limit (pro: unlimited)."""
     settings = load_settings()
 
     async def go() -> list[User]:
@@ -101,9 +101,16 @@ def list_users() -> None:
             escape(user.display_name),
             user.role,
             "yes" if user.is_pro else "no",
-            f"{user.free_quota_used} / {user.free_quota_limit}",
+            free_messages(user),
         )
     console.print(table)
+
+
+def free_messages(user: User) -> str:
+    """A pro user is never paywalled: their count is not a limit (#37)."""
+    if user.is_pro:
+        return "unlimited"
+    return f"{user.free_quota_used} / {user.free_quota_limit}"
 
 
 def _set_pro(given: str, is_pro: bool) -> None:

@@ -3,7 +3,8 @@
 A probe is a round trip on the probe connection (and a thread hop on SQLite). Under a burst
 of a thousand requests each of those hops waits behind the whole event loop, so /health
 answered in hundreds of milliseconds. Here one task probes every `interval_s` and /health
-reads the last result, with its age, without awaiting anything.
+reads the last result, with its age, without awaiting anything. It logs only when the state
+changes (up, down, migrated or not), not once per probe.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
+
+import structlog
 
 from eko.store.db import Database
 from eko.store.migrate import is_up_to_date
@@ -45,12 +49,14 @@ class DatabaseHealthMonitor:
         interval_s: float = 1.0,
         timeout_s: float = 1.0,
         probe: Callable[[], Awaitable[bool]] | None = None,
+        log: Any = None,
     ) -> None:
         self._interval_s = interval_s
         self._timeout_s = timeout_s
         self._probe = probe or (lambda: is_up_to_date(database, probe=True))
         self._last = _NEVER
         self._task: asyncio.Task[None] | None = None
+        self._log = log if log is not None else structlog.get_logger("eko.store")
 
     @property
     def last(self) -> DatabaseHealth:
@@ -67,8 +73,19 @@ class DatabaseHealthMonitor:
         except Exception as exc:  # health reports whatever the database does
             error = (str(exc) or type(exc).__name__)[:200]
             result = DatabaseHealth("error", False, error, time.monotonic())
-        self._last = result
+        previous, self._last = self._last, result
+        if (previous.status, previous.migrated) != (result.status, result.migrated):
+            self._log_change(previous, result)
         return result
+
+    def _log_change(self, previous: DatabaseHealth, now: DatabaseHealth) -> None:
+        fields = {"was": previous.status, "migrated": now.migrated}
+        if now.status != "ok":
+            self._log.warning("database_down", error=now.error, **fields)
+        elif not now.migrated:
+            self._log.warning("database_not_migrated", **fields)
+        else:
+            self._log.info("database_up", **fields)
 
     def start(self) -> None:
         if not self.running:

@@ -27,6 +27,14 @@ async def create_room(
     return room
 
 
+async def count_created(session: AsyncSession, *, user_id: int, kind: str) -> int:
+    """How many rooms of this kind the user created (and that still exist)."""
+    result = await session.execute(
+        select(func.count()).select_from(Room).where(Room.created_by == user_id, Room.kind == kind)
+    )
+    return int(result.scalar_one())
+
+
 async def get_room(session: AsyncSession, *, room_id: str) -> Room | None:
     return await session.get(Room, room_id)
 

@@ -67,9 +67,11 @@ export async function mountLobby(container, ctx, roomId) {
   );
   root.append(header, list, notice, form, invite);
 
-  function say(text) {
+  // `ok`: a confirmation, not in the error colour (#37).
+  function say(text, { ok = false } = {}) {
     notice.textContent = text;
     notice.hidden = !text;
+    notice.classList.toggle("ok", ok);
   }
 
   // --- members -----------------------------------------------------------------------------
@@ -238,7 +240,7 @@ export async function mountLobby(container, ctx, roomId) {
     try {
       await ctx.api(`${path}/members`, { method: "POST", json: { public_id: publicId } });
       inviteInput.value = "";
-      say(label(ctx, "lobby.added"));
+      say(label(ctx, "lobby.added"), { ok: true });
       loadMembers();
     } catch (error) {
       say(label(ctx, "lobby.sendError", { error: errorText(error) }));

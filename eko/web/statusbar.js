@@ -196,9 +196,10 @@ export function createStatusBar(ctx, roomId, { assistantName = "Eko" } = {}) {
     close.addEventListener("click", closePanel);
     head.append(triggerButton, close);
     panel.append(head, el("div", "panel-content"));
-    panel.style.left = `${Math.max(8, Math.min(x, window.innerWidth - 340))}px`;
     panel.style.top = `${Math.max(8, y)}px`;
     document.body.appendChild(panel);
+    // Placed once its width is known (lobby.css), so it never sticks out on the right.
+    panel.style.left = `${Math.max(8, Math.min(x, window.innerWidth - panel.offsetWidth - 8))}px`;
     refreshPanel();
   }
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
+from eko.llm.errors import AllProvidersFailed, ProviderUnavailable
+from eko.llm.providers import FunctionModel
+from eko.llm.types import ChatMessage, ProviderRequest
 from eko.store.db_health import DatabaseHealth, DatabaseHealthMonitor
 from tests.api.conftest import HarnessFactory
 
@@ -40,3 +44,41 @@ async def test_health_reads_the_last_probe_without_waiting_on_the_database(
             assert stale["status"] == "degraded" and stale["database"]["status"] == "stale"
         finally:
             await monitor.aclose()
+
+
+async def test_health_is_degraded_while_the_primary_models_circuit_is_open(
+    make_harness: HarnessFactory,
+) -> None:
+    """Issue #37: /health said `healthy` while every reply came from the fallback."""
+
+    def unreachable(_request: ProviderRequest) -> str:
+        raise ProviderUnavailable("primary", "connection refused")
+
+    primary = FunctionModel(unreachable, name="primary")
+    backup = FunctionModel.constant("de secours", name="backup")
+    async with make_harness(providers=[primary, backup]) as h:
+        assert (await h.client.get("/health")).json()["status"] == "healthy"
+        await h.services.runtime.complete([ChatMessage("user", "hi")], purpose="writer")
+        body = (await h.client.get("/health")).json()
+        circuits = {p["name"]: p["circuit"] for p in body["model"]["providers"]}
+        assert circuits == {"primary": "open", "backup": "closed"}
+        assert body["status"] == "degraded"
+        assert body["database"]["status"] == "ok"
+
+
+async def test_an_open_fallback_circuit_leaves_health_healthy(
+    make_harness: HarnessFactory,
+) -> None:
+    def unreachable(_request: ProviderRequest) -> str:
+        raise ProviderUnavailable("primary", "connection refused")
+
+    backup = FunctionModel(unreachable, name="backup")
+    async with make_harness(providers=[FunctionModel.constant("oui", name="main"), backup]) as h:
+        # A stage that asks the fallback alone opens its circuit (the breakers are shared).
+        with contextlib.suppress(AllProvidersFailed):
+            await h.services.runtime.subset([backup]).complete(
+                [ChatMessage("user", "hi")], purpose="writer"
+            )
+        body = (await h.client.get("/health")).json()
+        assert [p["circuit"] for p in body["model"]["providers"]] == ["closed", "open"]
+        assert body["status"] == "healthy"

@@ -320,3 +320,20 @@ async def test_staff_only_routes(make_harness: HarnessFactory) -> None:
         key = created.json()["api_key"]
         me = await h.client.get("/v1/me", headers={"Authorization": f"Bearer {key}"})
         assert me.json()["display_name"] == "new"
+
+
+async def test_lobbies_created_without_a_name_have_distinct_titles(
+    make_harness: HarnessFactory,
+) -> None:
+    """Issue #37: every lobby was titled "Camille & Eko"."""
+    async with make_harness() as h:
+        _, headers = await h.user("Camille")
+        for _ in range(2):
+            created = await h.client.post("/v1/rooms", json={"kind": "lobby"}, headers=headers)
+            assert created.status_code == 201
+        direct = await h.client.post("/v1/rooms", json={"kind": "direct"}, headers=headers)
+        listed = (await h.client.get("/v1/rooms", headers=headers)).json()
+    titles = {room["id"]: room["title"] for room in listed}
+    lobbies = [room["title"] for room in listed if room["kind"] == "lobby"]
+    assert sorted(lobbies) == ["Camille & Eko #1", "Camille & Eko #2"]
+    assert titles[direct.json()["id"]] == "Camille & Eko"  # titled by its first message later

@@ -46,3 +46,38 @@ async def test_deltas_print_on_one_line_and_a_different_stored_reply_is_shown(
     out = captured.get()
     assert "eko> Bonjour \\x1b[2Jtoi\n" in out and "\x1b" not in out
     assert ("stored as: Bonjour, toi." in out) is note
+
+
+class Tagged:
+    room_id = "room"
+
+    async def send(self, text: str, on_delta: Any) -> dict[str, Any]:
+        on_delta("Bonjour.")
+        meta = {"provider": "local", "mode": "simple", "intent": "chat"}
+        return {"content": "Bonjour.", "metadata": meta}
+
+    async def close(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize("details", [False, True])
+async def test_no_debug_line_after_a_reply_unless_asked(
+    monkeypatch: pytest.MonkeyPatch, details: bool
+) -> None:
+    """Issue #37: every reply was followed by "local · simple · chat"; only --details shows it."""
+    lines = iter(["hello", "again"])
+
+    def fake_input(*_: Any) -> str:
+        try:
+            return next(lines)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    monkeypatch.setattr(chat_cli.sys.stdin, "isatty", lambda: False, raising=False)
+    with console.capture() as captured:
+        # By default (no keyword): the old loop printed the line whatever was asked.
+        await (chat_cli._loop(Tagged(), details=True) if details else chat_cli._loop(Tagged()))
+    out = captured.get()
+    assert out.count("eko> Bonjour.\n") == 2
+    assert out.count("local · simple · chat") == (2 if details else 0)

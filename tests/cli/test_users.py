@@ -69,6 +69,20 @@ def test_list_shows_role_pro_quota_and_public_id(cli_env: str) -> None:
     assert re.search(r"staff\s*│\s*yes", camille_row), camille_row
 
 
+def test_list_shows_unlimited_for_a_pro_user(cli_env: str) -> None:
+    """Issue #37: the operator (pro, never paywalled) was listed with "0 / 8" free messages."""
+    _create("Camille")
+    _create("Dominique")
+    _create("Eve", "--pro")
+    listed = runner.invoke(app, ["users", "list"], env={"COLUMNS": "200"})
+    rows = {n: next(ln for ln in listed.output.splitlines() if n in ln) for n in ("Camille", "Eve")}
+    for name, row in rows.items():
+        assert re.search(r"yes\s*│\s*unlimited\s*│", row), (name, row)
+        assert "/ 8" not in row
+    dominique = next(line for line in listed.output.splitlines() if "Dominique" in line)
+    assert re.search(r"no\s*│\s*0 / 8", dominique), dominique
+
+
 def test_set_pro_and_unset_pro_by_name_or_public_id(cli_env: str) -> None:
     _create("Camille")
     _create("Dominique")

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
+
+import pytest
+from structlog.testing import capture_logs
 
 from eko.store.db import Database
 from eko.store.db_health import DatabaseHealthMonitor
@@ -57,3 +61,36 @@ async def test_running_monitor_follows_the_database_going_down(database: Databas
     finally:
         await monitor.aclose()
     assert not monitor.running
+
+
+async def test_the_probe_logs_state_changes_only(
+    database: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue #37: two lines per second (alembic's context set-up on every probe) filled the
+    console. Fifty probes of a healthy database log the first state only; a fall and a return
+    log one line each."""
+    up = True
+    real = DatabaseHealthMonitor(database)
+
+    async def probe() -> bool:
+        if not up:
+            raise ConnectionError("down")
+        return await real._probe()
+
+    caplog.set_level(logging.DEBUG)
+    with capture_logs() as events:
+        monitor = DatabaseHealthMonitor(database, probe=probe)
+        for _ in range(50):
+            await monitor.refresh()
+        up = False
+        for _ in range(5):
+            await monitor.refresh()
+        up = True
+        await monitor.refresh()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO] == []
+    assert [(e["event"], e["log_level"]) for e in events] == [
+        ("database_up", "info"),
+        ("database_down", "warning"),
+        ("database_up", "info"),
+    ]
+    assert events[1]["error"] == "down"

@@ -141,6 +141,10 @@ def test_a_reflection_that_speaks_shows_its_phases_in_violet_then_fades(
         "llm_tokens"
     ]
     expect(cells.nth(3)).to_have_text(str(tokens))
+    # Issue #37: the history table was cut on the right (the panel scrolled sideways).
+    assert panel.evaluate("p => p.scrollWidth <= p.clientWidth"), panel.evaluate(
+        "p => [p.scrollWidth, p.clientWidth]"
+    )
     expect(page.locator(".lobby-msg.spontaneous", has_text="Qui est Corentin")).to_have_count(1)
 
     # A left click elsewhere closes the panel.
@@ -177,6 +181,9 @@ def test_a_reflection_that_passes_is_shown_in_red(
     expect(panel.locator("[data-testid=today-passes]")).to_have_text("1")
     expect(panel.locator("[data-testid=today-interventions]")).to_have_text("0")
     expect(panel.locator("[data-testid=history-row] td.decision-pass")).to_have_text("passe")
+    assert panel.evaluate("p => p.scrollWidth <= p.clientWidth"), panel.evaluate(
+        "p => [p.scrollWidth, p.clientWidth]"
+    )
     # A pass says nothing in the room. At phone width nothing sticks out, panel included.
     expect(page.locator(".lobby-msg.spontaneous")).to_have_count(0)
     assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
@@ -202,6 +209,10 @@ def test_a_lobby_is_made_from_the_page_and_a_member_added_sees_it(
     page_a.fill("[data-testid=lobby-add-member]", lobby_eko.public_id(bob))
     page_a.click("[data-testid=lobby-add-member-submit]")
     expect(page_a.locator("[data-testid=lobby-members]")).to_have_text("2 members")
+    # Issue #37: "Added." was shown in the error colour.
+    added = page_a.locator(".lobby-notice", has_text="Added.")
+    expect(added).to_be_visible()
+    expect(added).not_to_have_css("color", "rgb(185, 28, 28)")
 
     page_b = lobby_pages(bob)  # Bruno's list has the lobby, and his message reaches Chloé live
     expect(page_b.locator(f"[data-testid=room-list] [data-room-id='{room_id}']")).to_have_count(1)

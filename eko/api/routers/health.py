@@ -40,19 +40,23 @@ async def health(services: ServicesDep) -> dict[str, Any]:
     except Exception:  # a remote embedder learns its dimension from its first answer
         dim = None
     breakers = {b.provider: b for b in services.runtime.breakers()}
+    providers: list[dict[str, Any]] = [
+        {
+            "name": p.name,
+            "model": p.model,
+            "circuit": breakers[p.name].state if p.name in breakers else "closed",
+            "retry_in_s": breakers[p.name].retry_in_s if p.name in breakers else 0.0,
+        }
+        for p in services.providers
+    ]
     model = {
-        "providers": [
-            {
-                "name": p.name,
-                "model": p.model,
-                "circuit": breakers[p.name].state if p.name in breakers else "closed",
-                "retry_in_s": breakers[p.name].retry_in_s if p.name in breakers else 0.0,
-            }
-            for p in services.providers
-        ],
+        "providers": providers,
         "embedder": {"name": services.embedder.name, "dim": dim},
     }
-    healthy = database["status"] == "ok" and database.get("migrated", False)
+    # The primary model is the one that answers: while its circuit is not closed (open, or
+    # waiting for the probe that would close it) replies come from a fallback or not at all.
+    primary_up = not providers or providers[0]["circuit"] == "closed"
+    healthy = database["status"] == "ok" and database.get("migrated", False) and primary_up
     return {
         "status": "healthy" if healthy else "degraded",
         "environment": services.settings.environment,

@@ -62,7 +62,7 @@ async def create_room(
             "Unknown persona",
             f"No persona {persona!r}; available: {', '.join(prompts.personas())}.",
         )
-    name = body.name or (f"{user.display_name} & {settings.assistant_name}")
+    name = body.name or await _default_name(session, body.kind, user, settings.assistant_name)
     room = await room_repo.create_room(
         session, kind=body.kind, name=name, persona=persona, created_by=user.id
     )
@@ -268,6 +268,17 @@ async def list_llm_calls(
     room = await room_for_user(session, room_id=room_id, user=user)
     calls = await call_repo.list_calls(session, room_id=room.id, message_id=message_id, limit=limit)
     return [LLMCallOut.model_validate(c, from_attributes=True) for c in calls]
+
+
+async def _default_name(session: AsyncSession, kind: str, user: User, assistant_name: str) -> str:
+    """ "<user> & <assistant>" for a direct room (titled by its first message later, see
+    _with_titles); a lobby's is numbered, "<user> & <assistant> #2", so two lobbies created
+    without a name are told apart in the list (#37)."""
+    name = f"{user.display_name} & {assistant_name}"
+    if kind != "lobby":
+        return name
+    number = await room_repo.count_created(session, user_id=user.id, kind="lobby") + 1
+    return f"{name} #{number}"
 
 
 async def _with_titles(
