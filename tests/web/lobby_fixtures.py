@@ -186,6 +186,9 @@ def lobby_eko(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Ite
         assistant_name="Eko",
         chain_enabled=True,
         lobby_proactive_enabled=False,
+        # The tests trigger reflections one after the other as one member: the per-member
+        # limit has its own tests (tests/lobby/test_manual_trigger.py).
+        reflection_manual_interval_s=0,
     ) as eko:
         yield LobbyEko(WebEko(eko.url, eko.key, eko.staff_key), url)
 
