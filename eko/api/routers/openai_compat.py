@@ -79,7 +79,8 @@ PENDING = (
 NO_ANSWER_RETRY_AFTER_S = 5
 NO_ANSWER = (
     "No model could answer this message right now (Eko's canned apology is not an answer). "
-    "Your message is stored; retry later."
+    "Your message is stored; retry later (with a new Idempotency-Key, if you sent one: this "
+    "one now returns this error)."
 )
 # Models are listed with the time this process started (personas have no creation date).
 _STARTED = int(time.time())
