@@ -158,6 +158,19 @@ def test_errors_come_in_openai_shape(database_url: str) -> None:
                 messages=[{"role": "user", "content": "x"}],
                 extra_headers={"X-Eko-Room": "no-such-room"},
             )
+        # A refused message leaves no room behind (it is checked before its room is made).
+        rooms_before = httpx.get(f"{eko.url}/v1/rooms", headers=eko.headers).json()
+        with pytest.raises(openai.BadRequestError) as empty:
+            api.chat.completions.create(
+                model="eko",
+                messages=[
+                    {"role": "user", "content": "Avant"},
+                    {"role": "assistant", "content": "Oui."},
+                    {"role": "user", "content": "   "},
+                ],
+            )
+        assert empty.value.body["code"] == "empty_message"  # type: ignore[index]
+        assert httpx.get(f"{eko.url}/v1/rooms", headers=eko.headers).json() == rooms_before
         # A URL the app refuses before the route (a NUL): a 422, in OpenAI's shape.
         with pytest.raises(openai.UnprocessableEntityError) as unprocessable:
             api.models.retrieve("e\x00ko")

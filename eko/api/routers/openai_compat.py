@@ -138,17 +138,20 @@ async def chat_completions(
             raise _no_model(body.model)
         conversation = split(body.messages)
         text = conversation.message
+        # Refused before a room is found or made for it (a refusal leaves no room behind).
+        await _guarded(_checked(services, text))
         explicit = x_eko_room or (body.metadata or {}).get("eko_room")
         room = await _room(services, user, body.model, explicit, conversation, idempotency_key)
         room = await keep_instructions(services.database, room, conversation.instructions)
         meta = {"end_user": body.user} if body.user else None
+        keeper = _HeadKeeper(services, user, room, conversation)
         headers = {"X-Eko-Room": room.id}
         if ignored:
             headers["X-Eko-Ignored-Params"] = ",".join(ignored)
         chat = services.chat
         if body.stream:
             include_usage = bool(body.stream_options and body.stream_options.include_usage)
-            live, post = await _guarded(
+            live, post = await keeper.released_on_error(
                 start_live(
                     lambda live: chat.post(
                         user=user,
@@ -162,13 +165,12 @@ async def chat_completions(
                     room_id=room.id,
                 )
             )
-            keeper = _HeadKeeper(services, user, room, conversation)
             return StreamingResponse(
                 _chunks(services, live, post, body.model, keeper, include_usage=include_usage),
                 media_type=SSE_MEDIA_TYPE,
                 headers={**headers, "Cache-Control": "no-cache"},
             )
-        exchange = await _guarded(
+        exchange = await keeper.released_on_error(
             chat.post(
                 user=user, room=room, content=text, client_message_id=idempotency_key, meta=meta
             )
@@ -180,7 +182,6 @@ async def chat_completions(
                 exchange.user_message.id, timeout_s=services.settings.chat_message_deadline_s
             )
             exchange = replace(exchange, assistant_message=late, answer_pending=late is None)
-        keeper = _HeadKeeper(services, user, room, conversation)
         try:
             reply = _reply_of(exchange)
         except OpenAIError:
@@ -258,6 +259,10 @@ async def _chunks(
     finally:
         if not answered:
             await keeper.release()
+
+
+async def _checked(services: Services, text: str) -> str:
+    return services.chat.validate(text)
 
 
 async def _guarded(awaitable: Any) -> Any:
@@ -356,6 +361,14 @@ class _HeadKeeper:
     ) -> None:
         self._services, self._user, self._room = services, user, room
         self._conversation = conversation
+
+    async def released_on_error(self, awaitable: Any) -> Any:
+        """`_guarded(awaitable)`, the room given back when it raises."""
+        try:
+            return await _guarded(awaitable)
+        except BaseException:
+            await self.release()
+            raise
 
     async def answered(self, reply: Message) -> None:
         await self._set(self._conversation.head_after(reply.content))
