@@ -17,6 +17,7 @@ from eko import __version__
 from eko.api.docs_assets import install_docs
 from eko.api.heap import startup_objects_frozen
 from eko.api.middleware import BodyLimitMiddleware, NulInUrlMiddleware, RequestIdMiddleware
+from eko.api.openai_errors import OpenAIErrorShapeMiddleware
 from eko.api.overload import install_overload_handlers
 from eko.api.problems import install_problem_handlers
 from eko.api.routers import (
@@ -30,6 +31,7 @@ from eko.api.routers import (
     jobs,
     memory,
     openai_compat,
+    openai_embeddings,
     reflection,
     replies,
     room_members,
@@ -102,6 +104,7 @@ def create_app(
     app.include_router(rooms.router)
     app.include_router(replies.router)
     app.include_router(openai_compat.router)
+    app.include_router(openai_embeddings.router)
     app.include_router(guard.router)
     app.include_router(memory.router)
     app.include_router(chat_message.router)
@@ -121,6 +124,8 @@ def create_app(
 
     app.add_middleware(NulInUrlMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    # Around the two above: their errors on the OpenAI routes come in OpenAI's shape.
+    app.add_middleware(OpenAIErrorShapeMiddleware)
     # Outside the others, so that their own error responses get the headers too.
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(RequestIdMiddleware)

@@ -144,6 +144,7 @@ class ChatService:
         respond: bool = True,
         live: LiveReply | None = None,
         route: str | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> Exchange:
         """Validate, store the user message (counted against the quota), then answer it
         (unless respond=False: the client asks for the answer later, POST /v1/chat/message).
@@ -155,7 +156,8 @@ class ChatService:
         Raises Overloaded, with nothing stored, past `chat_max_inflight` messages in flight.
         With `live`, the reply is streamed into it (see eko/chat/streaming.py). `route`: the
         caller's category for the message (code, archi, …), kept with it for the classifier
-        of the reflexive chain (eko/chain/classify.py).
+        of the reflexive chain (eko/chain/classify.py). `meta`: kept with the user message
+        (e.g. the OpenAI `user` field, the end user of the caller's application).
         """
         text = self.validate(content)
         token = client_message_id or uuid.uuid4().hex
@@ -173,6 +175,7 @@ class ChatService:
                     dedupe_key=dedupe_key,
                     respond=respond,
                     route=route,
+                    meta=meta,
                 ),
                 name=f"post:{dedupe_key}",
             )
@@ -213,6 +216,7 @@ class ChatService:
         dedupe_key: str,
         respond: bool,
         route: str | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> Exchange:
         fingerprint = content_fingerprint(text)
         answers = self.should_answer(room, text)
@@ -223,7 +227,11 @@ class ChatService:
             content=text,
             sender_id=user.id,
             dedupe_key=dedupe_key,
-            meta={"content_sha256": fingerprint, **({"route": route} if route else {})},
+            meta={
+                **(meta or {}),
+                "content_sha256": fingerprint,
+                **({"route": route} if route else {}),
+            },
             # The free quota counts messages the assistant answers: a lobby message that does
             # not mention it costs the sender nothing. A message to answer now is owed its
             # answer from the moment it is stored (the outbox row is in the same transaction).

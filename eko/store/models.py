@@ -73,6 +73,9 @@ class Room(Base):
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The caller's instructions for this conversation (an OpenAI client's system message),
+    # layered under the persona and the rules by the writer (migration 0013).
+    instructions: Mapped[str | None] = mapped_column(Text, nullable=True, default=None)
 
 
 class RoomMember(Base):

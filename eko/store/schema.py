@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from eko.store import (
     chat_models,  # chat engine: facts, agents, services, docs
+    conversation_models,  # OpenAI clients' conversations -> rooms
     guard_models,  # memory guard
     jobs_models,  # background jobs (in-process runner)
     lobby_models,  # lobby: reflections, their stats, activity summaries
@@ -23,6 +24,7 @@ metadata = Base.metadata
 __all__ = [
     "Base",
     "chat_models",
+    "conversation_models",
     "guard_models",
     "jobs_models",
     "lobby_models",

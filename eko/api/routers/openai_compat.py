@@ -1,17 +1,23 @@
 """Eko as a model: OpenAI-compatible GET /v1/models and POST /v1/chat/completions.
 
 The personas are the models. The API key is the user's Eko key. The room is the one named by
-the `X-Eko-Room` header or the `user` field, else the user's direct room with that persona
-(created on first use). Only the last message is new input: it is stored and answered like
-any message (idempotent with `Idempotency-Key`); earlier messages of the request are not
-stored and never change the room's history, which is what the model sees. `usage` counts the
-model calls made for the message (llm_calls): a cached or paywalled answer spent none.
-Errors come in OpenAI's shape ({"error": {...}}) on these routes.
+the `X-Eko-Room` header or `metadata.eko_room`, else the conversation's own room, found by its
+earlier turns (eko/api/openai_conversation.py: a new conversation gets a new room; earlier
+turns Eko has not stored are imported into it first). The last message is the new input: it is
+stored and answered like any message (idempotent with `Idempotency-Key`), with the room's
+history, which is what the model sees. System (and developer) messages are the caller's
+instructions for the conversation, kept on the room and layered under the persona and the
+rules by the writer. `user` is the caller's end user, recorded with the message (`end_user`).
+`usage` counts the model calls made for the message (llm_calls): a cached or paywalled answer
+spent none. When no model answered (the reply would be the canned apology) the answer is a 503
+with Retry-After. Errors come in OpenAI's shape ({"error": {...}}) on these routes (those of
+the middleware too: eko/api/openai_errors.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
@@ -24,12 +30,19 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
 from eko.api.live_follow import follow, remainder, start_live
+from eko.api.openai_auth import authenticate
+from eko.api.openai_conversation import (
+    Conversation,
+    conversation_room,
+    fingerprint,
+    keep_instructions,
+    split,
+)
 from eko.api.schemas.openai import (
     CompletionRequest,
     OpenAIError,
     chunk_body,
     completion_body,
-    message_text,
     model_entry,
     refused_and_ignored,
 )
@@ -47,9 +60,9 @@ from eko.chat.service import (
     Overloaded,
 )
 from eko.chat.streaming import LiveReply
+from eko.store import conversations as conversation_repo
 from eko.store import llm_calls as call_repo
 from eko.store import rooms as room_repo
-from eko.store import users as user_repo
 from eko.store.models import Message, Room, User
 from eko.store.outage import database_busy_or_unavailable
 from eko.wiring import Services
@@ -62,6 +75,13 @@ PENDING = (
     "Your message is stored and will be answered, but the answer could not be written yet "
     "(database busy). Retry with the same Idempotency-Key to receive it."
 )
+# No model answered: the client may retry after this many seconds.
+NO_ANSWER_RETRY_AFTER_S = 5
+NO_ANSWER = (
+    "No model could answer this message right now (Eko's canned apology is not an answer). "
+    "Your message is stored; retry later (with a new Idempotency-Key, if you sent one: this "
+    "one now returns this error)."
+)
 # Models are listed with the time this process started (personas have no creation date).
 _STARTED = int(time.time())
 
@@ -71,12 +91,12 @@ def _services(request: Request) -> Services:
     return services
 
 
-@router.get("/v1/models", responses=error_responses(401))
+@router.get("/v1/models", responses=error_responses(401, 413, 422, 503))
 async def list_models(request: Request) -> Response:
     """The personas, as OpenAI models."""
     try:
         services = _services(request)
-        await _authenticate(services, request)
+        await authenticate(services, request)
         personas = services.prompts.personas()
         return JSONResponse(
             {"object": "list", "data": [model_entry(p, _STARTED) for p in personas]}
@@ -85,11 +105,11 @@ async def list_models(request: Request) -> Response:
         return _error(exc)
 
 
-@router.get("/v1/models/{model}", responses=error_responses(401, 404))
+@router.get("/v1/models/{model}", responses=error_responses(401, 404, 413, 422, 503))
 async def get_model(model: str, request: Request) -> Response:
     try:
         services = _services(request)
-        await _authenticate(services, request)
+        await authenticate(services, request)
         if not services.prompts.has_persona(model):
             raise _no_model(model)
         return JSONResponse(model_entry(model, _STARTED))
@@ -111,27 +131,27 @@ async def chat_completions(
     """A reply from the persona named by `model`, whole or as `chat.completion.chunk`s."""
     try:
         services = _services(request)
-        user = await _authenticate(services, request)
+        user = await authenticate(services, request)
         body = await _read(request)
         ignored = refused_and_ignored(body)
         if not services.prompts.has_persona(body.model):
             raise _no_model(body.model)
-        last = body.messages[-1]
-        if last.role != "user":
-            raise OpenAIError(
-                400,
-                "The last message must be the user's: it is the new input Eko answers.",
-                param=f"messages[{len(body.messages) - 1}].role",
-            )
-        text = message_text(last, len(body.messages) - 1)
-        room = await _room(services, user, body.model, x_eko_room or body.user)
+        conversation = split(body.messages)
+        text = conversation.message
+        # Refused before a room is found or made for it (a refusal leaves no room behind).
+        await _guarded(_checked(services, text))
+        explicit = x_eko_room or (body.metadata or {}).get("eko_room")
+        room = await _room(services, user, body.model, explicit, conversation, idempotency_key)
+        room = await keep_instructions(services.database, room, conversation.instructions)
+        meta = {"end_user": body.user} if body.user else None
+        keeper = _HeadKeeper(services, user, room, conversation)
         headers = {"X-Eko-Room": room.id}
         if ignored:
             headers["X-Eko-Ignored-Params"] = ",".join(ignored)
         chat = services.chat
         if body.stream:
             include_usage = bool(body.stream_options and body.stream_options.include_usage)
-            live, post = await _guarded(
+            live, post = await keeper.released_on_error(
                 start_live(
                     lambda live: chat.post(
                         user=user,
@@ -139,18 +159,21 @@ async def chat_completions(
                         content=text,
                         client_message_id=idempotency_key,
                         live=live,
+                        meta=meta,
                     ),
                     publish=services.events.publish,
                     room_id=room.id,
                 )
             )
             return StreamingResponse(
-                _chunks(services, live, post, body.model, include_usage=include_usage),
+                _chunks(services, live, post, body.model, keeper, include_usage=include_usage),
                 media_type=SSE_MEDIA_TYPE,
                 headers={**headers, "Cache-Control": "no-cache"},
             )
-        exchange = await _guarded(
-            chat.post(user=user, room=room, content=text, client_message_id=idempotency_key)
+        exchange = await keeper.released_on_error(
+            chat.post(
+                user=user, room=room, content=text, client_message_id=idempotency_key, meta=meta
+            )
         )
         if exchange.answer_pending:
             # Stored, so owed: wait for the recovery loop's answer rather than refuse a
@@ -159,7 +182,12 @@ async def chat_completions(
                 exchange.user_message.id, timeout_s=services.settings.chat_message_deadline_s
             )
             exchange = replace(exchange, assistant_message=late, answer_pending=late is None)
-        reply = _reply_of(exchange)
+        try:
+            reply = _reply_of(exchange)
+        except OpenAIError:
+            await keeper.release()
+            raise
+        await keeper.answered(reply)
         usage = await _usage(services, exchange.user_message)
         return JSONResponse(
             completion_body(
@@ -180,6 +208,7 @@ async def _chunks(
     live: LiveReply,
     post: asyncio.Task[Exchange],
     model: str,
+    keeper: _HeadKeeper,
     *,
     include_usage: bool,
 ) -> AsyncIterator[bytes]:
@@ -192,33 +221,48 @@ async def _chunks(
 
     yield chunk(delta={"role": "assistant", "content": ""})
     shown: list[str] = []
-    async for item in follow(live, post):
-        if isinstance(item, str):
-            shown.append(item)
-            yield chunk(delta={"content": item})
-            continue
-        if item.exchange is not None and item.exchange.answer_pending:
-            yield _error_chunk(PENDING, "answer_pending")
-            return
-        if item.exchange is None or item.exchange.assistant_message is None:
-            yield _error_chunk("Eko could not answer this message.", "answer_failed")
-            return
-        reply = item.exchange.assistant_message
-        if (reply.meta or {}).get("incomplete"):
-            # The openai client raises on an error in the stream: the answer broke mid-way.
-            yield _error_chunk(
-                "The model stopped answering mid-way; the partial reply is stored, marked "
-                "incomplete.",
-                "stream_interrupted",
-            )
-            return
-        rest = remainder(reply.content, "".join(shown))
-        if rest:
-            yield chunk(delta={"content": rest})
-        yield chunk(delta={}, finish_reason=_finish_reason(reply))
-        if include_usage:
-            yield chunk(usage=await _usage(services, item.exchange.user_message))
-    yield b"data: [DONE]\n\n"
+    answered = False
+    try:
+        async for item in follow(live, post):
+            if isinstance(item, str):
+                shown.append(item)
+                yield chunk(delta={"content": item})
+                continue
+            if item.exchange is not None and item.exchange.answer_pending:
+                yield _error_chunk(PENDING, "answer_pending")
+                return
+            if item.exchange is None or item.exchange.assistant_message is None:
+                yield _error_chunk("Eko could not answer this message.", "answer_failed")
+                return
+            reply = item.exchange.assistant_message
+            if (reply.meta or {}).get("incomplete"):
+                # The openai client raises on an error in the stream: the answer broke mid-way.
+                yield _error_chunk(
+                    "The model stopped answering mid-way; the partial reply is stored, marked "
+                    "incomplete.",
+                    "stream_interrupted",
+                )
+                return
+            if _is_fallback(reply):
+                # The status is sent already: the error event makes the client raise.
+                yield _error_chunk(NO_ANSWER, "model_unavailable")
+                return
+            rest = remainder(reply.content, "".join(shown))
+            if rest:
+                yield chunk(delta={"content": rest})
+            yield chunk(delta={}, finish_reason=_finish_reason(reply))
+            await keeper.answered(reply)
+            answered = True
+            if include_usage:
+                yield chunk(usage=await _usage(services, item.exchange.user_message))
+        yield b"data: [DONE]\n\n"
+    finally:
+        if not answered:
+            await keeper.release()
+
+
+async def _checked(services: Services, text: str) -> str:
+    return services.chat.validate(text)
 
 
 async def _guarded(awaitable: Any) -> Any:
@@ -243,24 +287,6 @@ async def _guarded(awaitable: Any) -> Any:
         ) from exc
 
 
-async def _authenticate(services: Services, request: Request) -> User:
-    scheme, _, key = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not key.strip():
-        raise OpenAIError(
-            401,
-            "Missing API key: send `Authorization: Bearer <your Eko key>`.",
-            type="authentication_error",
-            code="missing_api_key",
-        )
-    async with services.database.session() as session:
-        user = await user_repo.get_by_api_key(session, api_key=key.strip())
-    if user is None:
-        raise OpenAIError(
-            401, "Invalid API key.", type="authentication_error", code="invalid_api_key"
-        )
-    return user
-
-
 async def _read(request: Request) -> CompletionRequest:
     try:
         raw = await request.json()
@@ -276,41 +302,88 @@ async def _read(request: Request) -> CompletionRequest:
         raise OpenAIError(400, f"{where}: {first['msg']}", param=where or None) from exc
 
 
-async def _room(services: Services, user: User, persona: str, room_id: str | None) -> Room:
-    async with services.database.session() as session:
-        if room_id:
-            room = await room_repo.get_room(session, room_id=room_id)
-            visible = room is not None and (
-                user.role == "staff"
-                or await room_repo.is_member(session, room_id=room_id, user_id=user.id)
-            )
-            if room is None or not visible:
-                raise OpenAIError(
-                    404, f"No room {room_id!r} for this key.", param="user", code="room_not_found"
-                )
-            if room.kind != "direct":
-                raise OpenAIError(
-                    400,
-                    f"Room {room_id!r} is a lobby, where Eko answers only when named: "
-                    "use a direct room.",
-                    param="user",
-                    code="not_a_direct_room",
-                )
-            if room.persona != persona:
-                raise OpenAIError(
-                    400,
-                    f"Room {room_id!r} speaks as {room.persona!r}: use model {room.persona!r}.",
-                    param="model",
-                    code="model_room_mismatch",
-                )
-            return room
-        rooms = await room_repo.list_rooms_for_user(session, user_id=user.id)
-        direct = [r for r in rooms if r.kind == "direct" and r.persona == persona]
-        if direct:
-            return min(direct, key=lambda r: r.created_at)
+async def _room(
+    services: Services,
+    user: User,
+    persona: str,
+    room_id: str | None,
+    conversation: Conversation,
+    idempotency_key: str | None,
+) -> Room:
+    """The room named explicitly, else the conversation's (eko/api/openai_conversation.py)."""
+    if not room_id:
         name = f"{user.display_name} & {services.settings.assistant_name} ({persona})"
-        return await room_repo.create_room(
-            session, kind="direct", name=name, persona=persona, created_by=user.id
+        return await conversation_room(
+            services.database,
+            user=user,
+            persona=persona,
+            conversation=conversation,
+            room_name=name,
+            idempotency_key=idempotency_key,
+        )
+    async with services.database.session() as session:
+        room = await room_repo.get_room(session, room_id=room_id)
+        visible = room is not None and (
+            user.role == "staff"
+            or await room_repo.is_member(session, room_id=room_id, user_id=user.id)
+        )
+    if room is None or not visible:
+        raise OpenAIError(
+            404, f"No room {room_id!r} for this key.", param=_ROOM_PARAM, code="room_not_found"
+        )
+    if room.kind != "direct":
+        raise OpenAIError(
+            400,
+            f"Room {room_id!r} is a lobby, where Eko answers only when named: use a direct room.",
+            param=_ROOM_PARAM,
+            code="not_a_direct_room",
+        )
+    if room.persona != persona:
+        raise OpenAIError(
+            400,
+            f"Room {room_id!r} speaks as {room.persona!r}: use model {room.persona!r}.",
+            param="model",
+            code="model_room_mismatch",
+        )
+    return room
+
+
+# Where an explicit room is named: the X-Eko-Room header or the body's metadata.
+_ROOM_PARAM = "metadata.eko_room"
+
+
+class _HeadKeeper:
+    """Moves the room's conversation head (eko/store/conversations.py) once the reply is
+    given, or gives the room back as it was when no answer is."""
+
+    def __init__(
+        self, services: Services, user: User, room: Room, conversation: Conversation
+    ) -> None:
+        self._services, self._user, self._room = services, user, room
+        self._conversation = conversation
+
+    async def released_on_error(self, awaitable: Any) -> Any:
+        """`_guarded(awaitable)`, the room given back when it raises."""
+        try:
+            return await _guarded(awaitable)
+        except BaseException:
+            await self.release()
+            raise
+
+    async def answered(self, reply: Message) -> None:
+        await self._set(self._conversation.head_after(reply.content))
+
+    async def release(self) -> None:
+        with contextlib.suppress(Exception):  # best effort: else the next request forks
+            await self._set(fingerprint(self._conversation.earlier))
+
+    async def _set(self, head: str) -> None:
+        await conversation_repo.set_head(
+            self._services.database,
+            room_id=self._room.id,
+            user_id=self._user.id,
+            persona=self._room.persona,
+            fingerprint=head,
         )
 
 
@@ -342,7 +415,20 @@ def _reply_of(exchange: Exchange) -> Message:
         )
     if exchange.assistant_message is None:  # a direct room always answers
         raise OpenAIError(500, "No reply was written.", type="server_error")
+    if _is_fallback(exchange.assistant_message):
+        raise OpenAIError(
+            503,
+            NO_ANSWER,
+            type="server_error",
+            code="model_unavailable",
+            headers={"Retry-After": str(NO_ANSWER_RETRY_AFTER_S)},
+        )
     return exchange.assistant_message
+
+
+def _is_fallback(reply: Message) -> bool:
+    """The canned apology written when no model answered (eko/chat/reply.py)."""
+    return reply.type == "fallback" or bool((reply.meta or {}).get("fallback"))
 
 
 def _finish_reason(reply: Message) -> str:

@@ -41,7 +41,6 @@ IGNORED = (
     "frequency_penalty",
     "seed",
     "stop",
-    "metadata",
     "store",
     "service_tier",
 )
@@ -91,7 +90,10 @@ class CompletionRequest(BaseModel):
     messages: list[InputMessage] = Field(min_length=1)
     stream: bool = False
     stream_options: StreamOptions | None = None
-    user: InputText | None = None
+    # The caller's end user (OpenAI's semantics): recorded with the message, never a room.
+    user: InputText | None = Field(default=None, max_length=200)
+    # `eko_room`: the room to talk in (as the X-Eko-Room header); other keys are not read.
+    metadata: dict[str, InputText] | None = None
     n: int | None = None
     response_format: dict[str, Any] | None = None
 

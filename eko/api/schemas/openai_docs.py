@@ -129,7 +129,11 @@ _DESCRIPTIONS = {
     400: "Invalid or unsupported request (OpenAI error shape)",
     401: "Missing or invalid API key (OpenAI error shape)",
     404: "Unknown model or room (OpenAI error shape)",
+    413: "Request body over the size limit (EKO_MAX_BODY_BYTES) (OpenAI error shape)",
+    422: "A header or the URL refused (OpenAI error shape)",
     429: "Too many messages in flight; retry after Retry-After seconds (OpenAI error shape)",
+    503: "No model answered, or the server or database is busy; retry after Retry-After "
+    "seconds (OpenAI error shape, code model_unavailable when no model answered)",
 }
 _RETRY_AFTER = {
     "Retry-After": {
@@ -140,8 +144,9 @@ _RETRY_AFTER = {
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI for these routes' errors: OpenAI's shape (and problem+json, which the app's
-    middleware still answers with for a body too large or a server too busy)."""
+    """OpenAPI for these routes' errors: OpenAI's shape (eko/api/openai_errors.py rewrites
+    the app's problem+json answers on these routes; problem+json stays listed so that
+    eko.api.problems keeps these descriptions)."""
     responses: dict[int | str, dict[str, Any]] = {}
     for status in statuses:
         response: dict[str, Any] = {
@@ -153,15 +158,14 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
                 },
             },
         }
-        if status == 429:
+        if status in (429, 503):
             response["headers"] = _RETRY_AFTER
         responses[status] = response
     return responses
 
 
 def completion_responses() -> dict[int | str, dict[str, Any]]:
-    """What POST /v1/chat/completions answers (413, 422 and 503 as problem+json are added to
-    every operation by eko.api.problems)."""
+    """What POST /v1/chat/completions answers."""
     return {
         200: {
             "description": "A chat.completion; with `stream: true`, chat.completion.chunk "
@@ -182,7 +186,7 @@ def completion_responses() -> dict[int | str, dict[str, Any]]:
                 "text/event-stream": {"schema": _EVENT_SCHEMA},
             },
         },
-        **error_responses(400, 401, 404, 429),
+        **error_responses(400, 401, 404, 413, 422, 429, 503),
     }
 
 

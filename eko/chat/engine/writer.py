@@ -7,6 +7,7 @@ message:
     writer/modes/<mode>.md                      ui_conventions.md (chat-safe output)
     writer/blocked.md      (intent not eligible: refuse + alternative)
     writer/sources.md      (web results present)
+    writer/caller_instructions.md  (the room's instructions: an OpenAI client's system message)
     the turn's inputs (mode, intent, eligibility, target key, address form)
     sections from the other nodes, by priority: docs first, then web, then the user's context
 
@@ -101,6 +102,14 @@ class ResponseWriter:
         sections = self.sections(inputs)
         if any(section.title == WEB_SECTION_TITLE for section in sections):
             parts.append(prompts.text("writer/sources.md"))
+        if turn.room.instructions:
+            # Under the persona and the rules: on a conflict, they win (docs/api.md).
+            parts.append(
+                fill(
+                    prompts.text("writer/caller_instructions.md"),
+                    instructions=turn.room.instructions.strip(),
+                )
+            )
         parts.append(_turn_inputs(context, reply_language=language))
         for section in sections:
             parts.append(f"## {section.title}\n{section.text}")
