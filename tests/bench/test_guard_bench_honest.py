@@ -120,3 +120,21 @@ async def test_run_prints_the_honest_columns_and_writes_the_wrong_serves(
     served = {(r["set"], r["question"], r["served"]) for r in rows if r["rule"] == "mode balanced"}
     assert ("data", ROWS[1]["text_b"], ROWS[1]["text_a"]) in served
     assert all(r["not_duplicate"] or r["other_stored"] for r in rows)
+
+
+def test_replay_never_serves_an_entry_in_another_language() -> None:
+    from datetime import UTC, datetime
+
+    from eko.guard.decide import Candidate
+    from eko_bench.guard.metrics import Config, served
+    from eko_bench.guard.pairs import Pair
+    from eko_bench.guard.quality import Asked
+
+    stored = "How do I reset the Docker cache on Ubuntu?"
+    question = "Comment vider le cache Docker sur Ubuntu ?"
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    asked = Asked(
+        Pair(stored, question, 1, "fr", "dev"), "fr", None, [Candidate(stored, stored, 0.97, now)]
+    )
+    assert served(asked, Config("mode", {"und": 0.95})) is None
+    assert served(asked, Config("before", {"und": 0.95}, same_language=False)) == stored

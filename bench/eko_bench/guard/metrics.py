@@ -27,6 +27,7 @@ from functools import partial
 
 from eko.guard.check import RULES, false_hit_check
 from eko.guard.decide import Candidate, decide
+from eko.guard.language import serves_language
 from eko.guard.normalize import normalize_question
 from eko.guard.rules import is_deictic
 from eko_bench.guard.pairs import pair_key
@@ -46,6 +47,9 @@ class Config:
     # The judge's answers, by (question, stored question); a grey candidate without one is
     # not served (as when the judge fails).
     verdicts: Verdicts | None = None
+    # An entry only answers questions in its own language (the lookup's gate, language.py);
+    # False for the baselines that predate it.
+    same_language: bool = True
 
     def threshold(self, language: str) -> float:
         return self.thresholds.get(language, self.thresholds["und"])
@@ -59,7 +63,7 @@ def served(asked: Asked, config: Config) -> str | None:
         return asked.exact
     threshold = config.threshold(asked.language)
     check = None if config.rules is None else partial(false_hit_check, rules=config.rules)
-    decision = decide(asked.question, asked.candidates, threshold=threshold, check=check)
+    decision = decide(asked.question, _candidates(asked, config), threshold=threshold, check=check)
     if decision.served is not None:
         return decision.served.candidate.item
     grey = grey_candidate(asked, config)
@@ -75,7 +79,7 @@ def grey_candidate(asked: Asked, config: Config) -> Candidate[str] | None:
     if floor is None:
         return None
     threshold = config.threshold(asked.language)
-    for candidate in sorted(asked.candidates, key=lambda c: -c.score):
+    for candidate in sorted(_candidates(asked, config), key=lambda c: -c.score):
         if candidate.score >= threshold or candidate.score < floor:
             continue
         if (
@@ -97,6 +101,12 @@ class Wrong:
     not_duplicate: bool
     other_stored: bool
     known_wrong: bool
+
+
+def _candidates(asked: Asked, config: Config) -> list[Candidate[str]]:
+    if not config.same_language:
+        return asked.candidates
+    return [c for c in asked.candidates if serves_language(asked.language, c.question)]
 
 
 @dataclass

@@ -116,9 +116,14 @@ def run_report(
         measure(name, config)
         for name in kept
         for config in (
-            Config("always serve the nearest", {"und": -1.0}, rules=None),
-            Config("exact text only", {"und": 2.0}, rules=None),
-            Config("before issue 17: 0.972 + check", {"und": 0.972}, rules=BASE_RULES),
+            Config("always serve the nearest", {"und": -1.0}, rules=None, same_language=False),
+            Config("exact text only", {"und": 2.0}, rules=None, same_language=False),
+            Config(
+                "before issue 17: 0.972 + check",
+                {"und": 0.972},
+                rules=BASE_RULES,
+                same_language=False,
+            ),
             Config("0.972 + verifier rules", {"und": 0.972}, rules=RULES),
         )
     ]
