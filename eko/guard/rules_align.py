@@ -4,7 +4,8 @@
   "quatre"; ordinals count too ("first" / "1st" / "premier" is 1, "second" / "deuxième" 2).
   `spelled_numbers` gives them as digits, for the number rule (check.py).
 - **initials**: "J. K. Rowling" is not "J. R. R. Tolkien", "M. S. Dhoni" not "M. K. Gandhi":
-  initials on both sides that differ are another person (one side without any only narrows).
+  initials before a name on both sides that differ are another person (one side without any
+  only narrows; "U.S." or "B.Tech" are not a person's initials).
 - **direction**: "convert Celsius to Fahrenheit" is not "convert Fahrenheit to Celsius",
   "Is India bigger than China?" not "Is China bigger than India?", "de Paris à Lyon" not
   "de Lyon à Paris": the same words on both sides, but the one after a word that carries a
@@ -43,6 +44,15 @@ _ORDINALS = {
     "quatrieme": 4, "cinquieme": 5, "sixieme": 6, "septieme": 7, "huitieme": 8,
     "neuvieme": 9, "dixieme": 10,
 }  # fmt: skip
+# An ordinal in words is one after a determiner ("the first president", "la seconde guerre");
+# elsewhere "first" / "second" are adverbs or time ("which would you watch first").
+_DETERMINERS = frozenset(
+    {
+        "the", "a", "an", "his", "her", "its", "their", "my", "your", "our", "this", "that",
+        "s", "le", "la", "les", "l", "un", "une", "du", "au", "aux", "des", "sa", "son", "ses",
+        "leur", "mon", "ma", "ton", "ta", "ce", "cet", "cette", "notre", "votre",
+    }
+)  # fmt: skip
 # "1st", "2nd", "3rd", "4th", "1er", "1re", "2e", "2eme", "3ème".
 _DIGIT_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th|er|re|ere|e|eme|ieme)$")
 
@@ -53,6 +63,7 @@ def spelled_numbers(text: str) -> frozenset[str]:
     number rule's)."""
     found: set[int] = set()
     current: int | None = None
+    previous = ""
     for word in [*fold_words(text), ""]:
         if word in _UNITS:
             current = (current or 0) + _UNITS[word]
@@ -63,21 +74,23 @@ def spelled_numbers(text: str) -> frozenset[str]:
         if current is not None:
             found.add(current)
             current = None
-        if word in _ORDINALS:
+        if word in _ORDINALS and previous in _DETERMINERS:
             found.add(_ORDINALS[word])
         elif (ordinal := _DIGIT_ORDINAL.match(word)) is not None:
             found.add(int(ordinal.group(1)))
+        previous = word
     return frozenset(str(n) for n in found)
 
 
 # --- initials ---
 
-_INITIAL = re.compile(r"\b([A-Z])\.")
+# One to three capital initials right before a capitalised name: "J. K. Rowling", "O.J. Simpson".
+_INITIALS = re.compile(r"\b((?:[A-Z]\.\s?){0,2}[A-Z]\.)\s+(?=[A-Z][a-z])")
 
 
 def initials(text: str) -> tuple[str, ...]:
     """Capital initials of names, in order: "J. K. Rowling" / "J.K. Rowling" -> (J, K)."""
-    return tuple(m.group(1) for m in _INITIAL.finditer(text))
+    return tuple(c for m in _INITIALS.finditer(text) for c in m.group(1) if c.isupper())
 
 
 def initials_differ(question: str, stored: str) -> tuple[list[str], list[str]] | None:

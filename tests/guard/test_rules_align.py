@@ -245,8 +245,13 @@ def test_numbers_in_words_read_as_digits() -> None:
     assert spelled_numbers("vingt-cinq chats, deux cents euros") == {"25", "200"}
     assert spelled_numbers("the 3rd and the first, la 2e, le 1er") == {"3", "1", "2"}
     assert spelled_numbers("which one is new, un neuf ?") == frozenset()
+    # "first" / "second" without a determiner are adverbs or time, not ordinals.
+    assert spelled_numbers("Which movie would you watch first?") == frozenset()
 
 
 def test_initials_in_order() -> None:
     assert initials("J. K. Rowling and J.R.R. Tolkien") == ("J", "K", "J", "R", "R")
     assert initials("How do I learn Python?") == ()
+    # Not a person's initials: a country, a degree.
+    assert initials("Could the U.S. take over the world?") == ()
+    assert initials("Can I study for a B.E or a B.Tech in Germany?") == ()
