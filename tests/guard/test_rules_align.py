@@ -181,6 +181,33 @@ OPPOSITES_FR = [
     ("Quel est le plus grand océan ?", "Quel est le plus petit océan ?"),
     ("Comment avoir plus d'abonnés ?", "Comment avoir moins d'abonnés ?"),
 ]
+UNITS_BARE_EN = [
+    ("How do I convert cups to grams?", "How do I convert cups to ounces?"),
+    ("What is the price of gold per gram?", "What is the price of gold per kilogram?"),
+    ("How many calories do I burn per mile?", "How many calories do I burn per kilometer?"),
+    ("How many books do you read in a week?", "How many books do you read in a month?"),
+    ("How much does a liter of milk cost?", "How much does a gallon of milk cost?"),
+    ("How much is petrol per liter in India?", "How much is petrol per gallon in India?"),
+    ("How many dollars is a bitcoin?", "How many rupees is a bitcoin?"),
+    ("What is my height in feet?", "What is my height in meters?"),
+    ("How do I lose weight in a week?", "How do I lose weight in a year?"),
+    ("What is the speed of light in miles?", "What is the speed of light in kilometers?"),
+]
+UNITS_BARE_FR = [
+    ("Combien de grammes dans une tasse ?", "Combien de kilos dans une tasse ?"),
+    ("Quel est le prix de l'or au gramme ?", "Quel est le prix de l'or au kilo ?"),
+    ("Combien de calories par kilomètre de course ?", "Combien de calories par mile de course ?"),
+    ("Combien de livres lisez-vous par semaine ?", "Combien de livres lisez-vous par mois ?"),
+    ("Combien coûte un litre de lait ?", "Combien coûte un kilo de lait ?"),
+    ("Quel est le prix de l'essence par litre ?", "Quel est le prix de l'essence par gallon ?"),
+    ("Combien d'euros vaut un bitcoin ?", "Combien de dollars vaut un bitcoin ?"),
+    ("Quelle est ma taille en pieds ?", "Quelle est ma taille en mètres ?"),
+    ("Comment perdre du poids en une semaine ?", "Comment perdre du poids en un mois ?"),
+    (
+        "Quelle est la vitesse de la lumière en kilomètres par heure ?",
+        "Quelle est la vitesse de la lumière en miles par heure ?",
+    ),
+]
 FAMILIES = {
     "numbers in words, en": NUMBERS_WORDS_EN,
     "numbers in words, fr": NUMBERS_WORDS_FR,
@@ -192,6 +219,8 @@ FAMILIES = {
     "direction, fr": DIRECTION_FR,
     "opposites, en": OPPOSITES_EN,
     "opposites, fr": OPPOSITES_FR,
+    "units without a number, en": UNITS_BARE_EN,
+    "units without a number, fr": UNITS_BARE_FR,
 }
 # Same question, other words: every rule above must let them through.
 PARAPHRASES = [
@@ -222,6 +251,8 @@ PARAPHRASES = [
     ("How do I eat more protein?", "How can I eat more protein every day?"),
     ("Comment manger plus de protéines ?", "Comment consommer plus de protéines ?"),
     ("What time does the sun rise in Paris?", "When does the sun rise in Paris?"),
+    ("How do I convert cups to grams?", "How can I convert cups into grams?"),
+    ("Quel est le prix de l'or au gramme ?", "Combien coûte l'or au gramme ?"),
 ]
 
 
