@@ -138,3 +138,24 @@ def test_replay_never_serves_an_entry_in_another_language() -> None:
     )
     assert served(asked, Config("mode", {"und": 0.95})) is None
     assert served(asked, Config("before", {"und": 0.95}, same_language=False)) == stored
+
+
+def test_wrong_out_option_reaches_the_quality_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typing import Any
+
+    from typer.testing import CliRunner
+
+    from eko_bench import cli as bench
+    from eko_bench import cli_support as bench_support
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(bench_support, "run_suite", lambda name, **options: calls.append(options))
+    out = tmp_path / "wrong.jsonl"
+    result = CliRunner().invoke(
+        bench.app,
+        ["guard", "--quality-only", "--data", str(_data(tmp_path)), "--wrong-out", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    assert calls[0]["wrong_out"] == out
