@@ -143,8 +143,17 @@ def guard(
     quality_only: Annotated[
         bool, typer.Option("--quality-only", help="Skip the lookup latency part.")
     ] = False,
+    wrong_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--wrong-out",
+            help="JSONL of the shipped modes' served pairs labelled not-duplicate or answered "
+            "by another question (default: eko-bench-guard-wrong.jsonl in the temp dir).",
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
-    """memory guard: precision/recall/known-wrong on a held-out split, modes, judge; lookups"""
+    """memory guard: wrong serves by label and by question, recall, baselines, judge; lookups"""
     if backend and "both" in backend:
         backend = list(BACKENDS)
     unknown = sorted(set(backend or []) - set(BACKENDS))
@@ -166,4 +175,6 @@ def guard(
         options["sizes"] = sizes
     if backend:
         options["backends"] = list(dict.fromkeys(backend))
+    if wrong_out is not None:
+        options["wrong_out"] = wrong_out
     support.run_suite("eko_bench.guard", **options)

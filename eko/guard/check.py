@@ -28,6 +28,7 @@ from typing import Any
 
 from eko.guard.normalize import STOPWORDS, fold_words
 from eko.guard.rules import codes_swapped, is_deictic, order_swapped
+from eko.guard.rules_align import direction_reversed, initials_differ, spelled_numbers
 from eko.guard.rules_frames import FRAME_RULES, frame_failures
 from eko.guard.rules_words import counts_differ, kinds_differ, opposites
 
@@ -61,7 +62,7 @@ class CheckResult:
 # Every rule, in the order they run; the verifier's string rules come from eko/guard/rules.py.
 RULES = (
     "negation", "numbers", "names", "deictic", "codes", "order", "kind", "opposites", "counts",
-    *FRAME_RULES,
+    *FRAME_RULES, "initials", "direction",
 )  # fmt: skip
 # The rules before the verifier (issue 17), for the benchmark's comparison.
 BASE_RULES = ("negation", "numbers", "names")
@@ -81,7 +82,10 @@ def false_hit_check(question: str, stored: str, *, rules: Collection[str] = RULE
     if "negation" in rules and neg_q != neg_s:
         failed.append("negation")
         details["negation"] = {"question": neg_q, "stored": neg_s}
-    num_q, num_s = numbers(question), numbers(stored)
+    # Digits and numbers in words alike ("3" / "three" / "trois", "3rd" / "third"):
+    # rules_align.py.
+    num_q = numbers(question) | spelled_numbers(question)
+    num_s = numbers(stored) | spelled_numbers(stored)
     if "numbers" in rules and _swapped(num_q - num_s, num_s - num_q):
         failed.append("numbers")
         details["numbers"] = {
@@ -129,6 +133,15 @@ def false_hit_check(question: str, stored: str, *, rules: Collection[str] = RULE
     frames = frame_failures(question, stored, rules, already=failed)  # rules_frames.py
     failed += frames
     details.update(frames)
+    # rules_align.py: initials of another person, a direction reversed.
+    initials = initials_differ(question, stored) if "initials" in rules else None
+    if initials is not None:
+        failed.append("initials")
+        details["initials"] = {"question": initials[0], "stored": initials[1]}
+    reversed_ = direction_reversed(question, stored) if "direction" in rules else None
+    if reversed_ is not None and "order" not in failed:
+        failed.append("direction")
+        details["direction"] = {"marker": reversed_[0], "after": reversed_[1]}
     return CheckResult(not failed, tuple(failed), details)
 
 

@@ -62,3 +62,17 @@ def detect_language(text: str) -> Language:
     if french == english:
         return "und"
     return "fr" if french > english else "en"
+
+
+def serves_language(
+    asked: Language | str, stored_question: str, *, multilingual: bool = False
+) -> bool:
+    """May an entry whose question is `stored_question` answer a question in `asked`?
+
+    An entry answers in its own language: a French question is never served an English entry
+    (its answer is in English) and the other way round, unless the entry is marked
+    multilingual. When either side has no clear signal ("und": a name, a code) the language
+    says nothing and the other rules decide."""
+    if multilingual or asked == "und":
+        return True
+    return detect_language(stored_question) in ("und", asked)

@@ -3,9 +3,12 @@
 Order (spec): a deictic question ("what does this mean?") is never served; then the exact key
 (SHA-256 of scope + normalized question), then the nearest stored questions of the same scopes
 by cosine, served at or above the threshold of the question's language when the false-hit
-check agrees. In the `judge` mode only, the best candidate of the grey band just below that
-threshold that passed the check goes to the judge model (one call at most); otherwise no
-model is called here, the only model being the embedder.
+check agrees and the entry is in the question's language (language.py: a French question is
+never answered from an English entry, nor the other way round, unless the entry is marked
+multilingual; so the French threshold only ever applies to French entries). In the `judge`
+mode only, the best candidate of the grey band just below that threshold that passed the
+check goes to the judge model (one call at most); otherwise no model is called here, the only
+model being the embedder.
 """
 
 from __future__ import annotations
@@ -21,10 +24,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.embed.base import Embedder
 from eko.guard.check import CheckResult, false_hit_check
-from eko.guard.decide import Candidate, Decision, Judged, decide
+from eko.guard.decide import Candidate, CheckFn, Decision, Judged, decide
 from eko.guard.entries import COLLECTION, GuardEntries, count_use
 from eko.guard.judge import GuardJudge, JudgeVerdict
-from eko.guard.language import detect_language
+from eko.guard.language import Language, detect_language, serves_language
 from eko.guard.modes import GuardPolicy, build_policy
 from eko.guard.normalize import key_hash, normalize_question
 from eko.guard.rules import is_deictic
@@ -176,18 +179,20 @@ class GuardLookup:
                 return replace(found, hit=Hit(exact, 1.0, "exact", None))
             if vector is not None:
                 semantic = await self._semantic(
-                    session, question, keys, vector, threshold, cutoff, record_use
+                    session, question, language, keys, vector, threshold, cutoff, record_use
                 )
         if semantic is None:
             vector = (await self._embedder.embed([question], kind="query"))[0]
             async with self._entries.database.session() as session:
                 semantic = await self._semantic(
-                    session, question, keys, vector, threshold, cutoff, record_use
+                    session, question, language, keys, vector, threshold, cutoff, record_use
                 )
         decision, hit = semantic
         found = replace(found, decision=decision)
         if hit is None and floor is not None and self.judge is not None:
-            hit, verdict = await self._judged(question, decision, floor, room_id, message_id)
+            hit, verdict = await self._judged(
+                question, language, decision, floor, room_id, message_id
+            )
             found = replace(found, judge=verdict)
             if hit is not None and record_use:
                 async with self._entries.database.session() as session:
@@ -198,6 +203,7 @@ class GuardLookup:
         self,
         session: AsyncSession,
         question: str,
+        language: Language,
         keys: list[str],
         vector: np.ndarray,
         threshold: float,
@@ -220,8 +226,9 @@ class GuardLookup:
             Candidate(entry, entry.question, scores[entry.id], entry.created_at)
             for entry in entries
         ]
-        check = false_hit_check if self.check_enabled else None
-        decision = decide(question, candidates, threshold=threshold, check=check)
+        decision = decide(
+            question, candidates, threshold=threshold, check=self._check(language, entries)
+        )
         if decision.served is None:
             return decision, None
         served = decision.served
@@ -230,9 +237,21 @@ class GuardLookup:
             await self._count_use(session, hit.entry.id, hit.score)
         return decision, hit
 
+    def _check(self, language: Language, entries: Sequence[GuardEntry]) -> CheckFn:
+        """The language gate, then the false-hit check when it is on."""
+        multilingual = {e.question for e in entries if (e.meta or {}).get("multilingual") is True}
+
+        def check(question: str, stored: str) -> CheckResult:
+            if not serves_language(language, stored, multilingual=stored in multilingual):
+                return language_mismatch(language, stored)
+            return false_hit_check(question, stored) if self.check_enabled else CheckResult(True)
+
+        return check
+
     async def _judged(
         self,
         question: str,
+        language: Language,
         decision: Decision[GuardEntry],
         floor: float,
         room_id: str | None,
@@ -244,7 +263,11 @@ class GuardLookup:
             candidate = judged.candidate
             if judged.above_threshold or candidate.score < floor:
                 continue
-            result = false_hit_check(question, candidate.question) if self.check_enabled else None
+            result: CheckResult | None = self._check(language, [candidate.item])(
+                question, candidate.question
+            )
+            if result is not None and result.passed and not self.check_enabled:
+                result = None
             if result is not None and not result.passed:
                 continue
             verdict = await self.judge.same(
@@ -295,6 +318,12 @@ class GuardLookup:
             for entry in rows.scalars()
             if entry.status == "active" and entry.created_at >= cutoff and entry.scope in allowed
         ]
+
+
+def language_mismatch(language: Language, stored: str) -> CheckResult:
+    """The check's verdict on an entry in another language than the question's."""
+    details = {"language": {"question": language, "entry": detect_language(stored)}}
+    return CheckResult(False, ("language",), details)
 
 
 def judged_meta(judged: Judged[GuardEntry]) -> dict[str, Any]:

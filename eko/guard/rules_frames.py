@@ -61,7 +61,9 @@ _UNITS = {
     "km": "km", "kms": "km", "kilometer": "km", "kilometers": "km", "kilometre": "km",
     "kilometres": "km", "mile": "mile", "miles": "mile",
     "m": "m", "meter": "m", "meters": "m", "metre": "m", "metres": "m",
-    "ft": "ft", "feet": "ft", "foot": "ft", "cm": "cm", "inch": "in", "inches": "in",
+    "ft": "ft", "feet": "ft", "foot": "ft", "pied": "ft", "pieds": "ft", "cm": "cm",
+    "inch": "in", "inches": "in", "ounce": "oz", "ounces": "oz", "oz": "oz", "once": "oz",
+    "onces": "oz", "gallon": "gal", "gallons": "gal",
     "l": "l", "liter": "l", "liters": "l", "litre": "l", "litres": "l",
     "second": "s", "seconds": "s", "seconde": "s", "secondes": "s",
     "minute": "min", "minutes": "min", "min": "min", "mins": "min",
@@ -92,12 +94,30 @@ def quantities(text: str) -> dict[str, str]:
     return found
 
 
+# Unit words that are units whatever surrounds them (no number needed): not the one-letter
+# ones, nor words that are something else too ("go", "an", "livre" = book, "foot", "second").
+_BARE_UNITS = frozenset(_UNITS) - {
+    "g", "m", "l", "h", "an", "ans", "to", "go", "mo", "min", "mins", "rs", "livre", "livres",
+    "foot", "pied", "once", "second", "seconde", "minute", "eur", "inr", "usd",
+}  # fmt: skip
+
+
 def units_differ(question: str, stored: str) -> dict[str, list[str]] | None:
+    """The same number with another unit ("25 kg" / "25 pounds"), or, with no number, a unit
+    swapped for another ("cups to grams" / "cups to ounces", "price per gram" / "per kilo",
+    issue 36)."""
     uq, us = quantities(question), quantities(stored)
     for number in sorted(uq.keys() & us.keys()):
         if uq[number] != us[number]:
             return {number: [uq[number], us[number]]}
+    bare_q, bare_s = _bare_units(question), _bare_units(stored)
+    if bare_q - bare_s and bare_s - bare_q:
+        return {"-": [",".join(sorted(bare_q - bare_s)), ",".join(sorted(bare_s - bare_q))]}
     return None
+
+
+def _bare_units(text: str) -> set[str]:
+    return {_UNITS[w] for w in fold_words(text) if w in _BARE_UNITS}
 
 
 # --- an edition, model or version on one side only ---

@@ -84,6 +84,16 @@ morning evening|night
 question|questions answer|answers
 encrypt decrypt
 send|sending receive|receiving
+more|most less|least|fewer
+higher|highest|bigger|biggest|larger|largest lower|lowest|smaller|smallest
+taller|tallest shorter|shortest
+older|oldest younger|youngest
+rise|rises|rising|sunrise set|sets|setting|sunset
+win|wins|winning|won lose|loses|losing|lost
+push|pushing pull|pulling
+north south
+east west
+start|starting|begin|beginning end|ending|finish|finishing
 augmenter|augmente|augmentation diminuer|diminue|reduire|baisser
 ajouter|ajoute|ajout retirer|retire|supprimer|supprime|enlever
 avant apres
@@ -104,6 +114,15 @@ envoyer|envoi recevoir|reception
 monter descendre
 allumer eteindre
 entrer sortir
+plus moins
+grand|grande|grands|grandes petit|petite|petits|petites
+jeune|jeunes vieux|vieille|vieilles
+lever|leve couche|coucher
+gagner|gagne|gagnant perdre|perdu|perdant
+pousser tirer
+nord sud
+debut|commencer|commence fin|finir|finit|terminer|termine
+hausse baisse
 """
 
 

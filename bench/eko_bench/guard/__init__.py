@@ -9,8 +9,16 @@ default the shared QQP dev set) and the French set written for the guard
 is then replayed for a threshold grid, the shipped modes and baselines (metrics.py,
 report.py). Every operating point is chosen on the `dev` split; `test` (a stable ~30% of
 pairs, by hash) is never tuned on and both are printed. Identical-text pairs and asked texts
-stored as is are excluded (the exact key serves them) and counted apart. Known-wrong rate:
-served pairs in the hand-checked list bench/eko_bench/data/guard_known_wrong.jsonl / served.
+stored as is are excluded (the exact key serves them) and counted apart, as are the pairs the
+guard refuses (a junk question such as "Ok" or "A", a statement: skipped, counted by refusal).
+
+What each rule served, per split: served pairs the data labels not-duplicate (the wrong-serve
+count any labelled file gives), served pairs answered by another stored question than the
+pair's own, precision, recall, and, one column among others, the pairs of the hand-checked
+known-wrong list (bench/eko_bench/data/guard_known_wrong.jsonl; it cannot see a wrong serve
+on new data). The "always serve the nearest" and "exact text only" baselines are measured on
+the same pairs. The served pairs of the shipped modes that are labelled not-duplicate or
+answered by another question are written to `--wrong-out` (wrong_out.py) for reading.
 
 Judge (`--judge`): grey-band candidates of the test split sent to the configured chat model
 (judged.py); its verdicts replayed as the judge mode.
@@ -18,6 +26,7 @@ Judge (`--judge`): grey-band candidates of the test split sent to the configured
 Lookup (`--lookup`, latency.py): 1k-100k entries on SQLite and PostgreSQL.
 
     eko bench guard [--data PATH] [--split dev|test|all]   # quality, then lookup latency
+    eko bench guard --quality-only --limit 500 --wrong-out /tmp/wrong.jsonl
     eko bench guard --quality-only --judge --judge-sample 80
     eko bench guard --lookup                                 # latency only
     eko bench guard --quality-only --backend postgres        # one backend
@@ -42,6 +51,7 @@ from eko_bench.guard.pairs import FR_PAIRS, CachedEmbedder, cache_path, load_kno
 from eko_bench.guard.quality import Asked, look_up_all
 from eko_bench.guard.report import run_report
 from eko_bench.guard.tables import grid_table, judge_table, language_table, modes_table
+from eko_bench.guard.wrong_out import DEFAULT_WRONG_OUT, write_wrong
 
 __all__ = ["BACKENDS", "SIZES", "run"]
 MODES: tuple[GuardMode, ...] = ("strict", "balanced", "judge")
@@ -59,10 +69,13 @@ async def run(
     lookup: bool = True,
     sizes: Sequence[int] = SIZES,
     backends: Sequence[str] = BACKENDS,
+    wrong_out: Path = DEFAULT_WRONG_OUT,
 ) -> None:
     """Measure and print; `data` None skips the quality part, `lookup` False the latency."""
     if data is not None:
-        await _quality(settings, console, data, limit, split, judge, judge_sample, backends)
+        await _quality(
+            settings, console, data, limit, split, judge, judge_sample, backends, wrong_out
+        )
     if lookup:
         await run_lookup(settings=settings, console=console, sizes=sizes, backends=backends)
 
@@ -76,6 +89,7 @@ async def _quality(
     judge: bool,
     judge_sample: int,
     backends: Sequence[str],
+    wrong_out: Path,
 ) -> None:
     embedder = build_embedder(settings)
     cached = CachedEmbedder(embedder, cache_path(settings.home, embedder.name))
@@ -89,25 +103,32 @@ async def _quality(
     }
     splits = ("dev", "test") if split == "all" else (split,)
     by_backend: dict[str, dict[str, list[Asked]]] = {}
-    for backend in backends:
-        console.print(
-            f"[dim]{backend}: embedding and looking up "
-            f"{sum(map(len, sets.values())):,} pairs…[/dim]"
-        )
-        asked, timings = await look_up_all(settings, cached, sets, backend)
-        by_backend[backend] = asked
-        report = run_report(asked, known_wrong, policies)
-        for name in asked:
-            console.print(grid_table(report, name, splits, backend))
-        console.print(modes_table(report, splits, backend))
-        languages = language_table([*report.shipped, *report.baselines], backend)
-        if languages is not None:
-            console.print(languages)
-        console.print(
-            f"[dim]{backend}: embedder {embedder.name}; {int(timings['embedded']):,} texts "
-            f"embedded ({timings['embed_s']:.0f} s, the rest from the cache); quality run "
-            f"{timings['total_s']:.0f} s[/dim]"
-        )
+    wrong_out.parent.mkdir(parents=True, exist_ok=True)
+    with wrong_out.open("w", encoding="utf-8") as wrong_file:
+        for backend in backends:
+            console.print(
+                f"[dim]{backend}: embedding and looking up "
+                f"{sum(map(len, sets.values())):,} pairs…[/dim]"
+            )
+            asked, timings = await look_up_all(settings, cached, sets, backend)
+            by_backend[backend] = asked
+            report = run_report(asked, known_wrong, policies)
+            for name in asked:
+                console.print(grid_table(report, name, splits, backend))
+            console.print(modes_table(report, splits, backend))
+            written = write_wrong(wrong_file, report, backend)
+            console.print(
+                f"[dim]{backend}: {written} served pairs of the shipped modes labelled "
+                f"not-duplicate or answered by another question written to {wrong_out}[/dim]"
+            )
+            languages = language_table([*report.shipped, *report.baselines], backend)
+            if languages is not None:
+                console.print(languages)
+            console.print(
+                f"[dim]{backend}: embedder {embedder.name}; {int(timings['embedded']):,} texts "
+                f"embedded ({timings['embed_s']:.0f} s, the rest from the cache); quality run "
+                f"{timings['total_s']:.0f} s[/dim]"
+            )
     first, *others = backends
     console.print(_detector_line(by_backend[first]))
     for backend in others:

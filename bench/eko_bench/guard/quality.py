@@ -6,6 +6,10 @@ learned through GuardService.learn, every `text_b` looked up through GuardServic
 real index, the real candidates). The lookup runs with the check off and returns every
 candidate, so metrics.py can replay the serving rule (the same `decide` and `false_hit_check`
 the service runs) for any threshold, rule set or mode without looking up again.
+
+A pair the guard refuses (its stored question may not become an entry, or its asked question
+never gets a cached answer: "Ok", "A", empty once normalized, a statement) is kept with the
+refusal's code, no candidates, and is skipped and counted by the report, never measured.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from eko.guard.decide import Candidate
 from eko.guard.language import detect_language
 from eko.guard.normalize import normalize_question
 from eko.guard.scope import Scope
-from eko.guard.service import GuardService
+from eko.guard.service import GuardService, NotLearnable
 from eko.store.vectors import build_vector_index
 from eko_bench.databases import fresh_database
 from eko_bench.guard.pairs import CachedEmbedder, Pair
@@ -33,6 +37,9 @@ class Asked:
     language: str  # the file's `lang`, else detected
     exact: str | None  # a stored question with the same normalized text, if any
     candidates: list[Candidate[str]]  # item = the stored question's text
+    # Why the guard refuses this pair ("stored:not_a_question", "asked:empty_question"…);
+    # None for a pair it looks up.
+    refused: str | None = None
 
     @property
     def question(self) -> str:
@@ -78,13 +85,26 @@ async def look_up_all(
 
 
 async def _one_set(guard: GuardService, scope: Scope, pairs: Sequence[Pair]) -> list[Asked]:
-    stored = list(dict.fromkeys(p.text_a for p in pairs))
-    for i, question in enumerate(stored):
-        await guard.learn(question=question, answer=f"answer {i}", scope=scope)
-    by_text = {normalize_question(q): q for q in stored}
+    refused: dict[str, str] = {}  # stored question -> why it could not be learned
+    for i, question in enumerate(dict.fromkeys(p.text_a for p in pairs)):
+        try:
+            await guard.learn(question=question, answer=f"answer {i}", scope=scope)
+        except NotLearnable as exc:
+            refused[question] = exc.reason
+    by_text = {
+        normalize_question(q): q for q in dict.fromkeys(p.text_a for p in pairs) if q not in refused
+    }
     asked = []
     for pair in pairs:
+        language = pair.lang or detect_language(pair.text_b)
+        if pair.text_a in refused:
+            asked.append(Asked(pair, language, None, [], f"stored:{refused[pair.text_a]}"))
+            continue
         result = await guard.lookup(pair.text_b, [scope], record_use=False)
+        if result.refused is not None or not normalize_question(pair.text_b):
+            reason = result.refused or "empty_question"
+            asked.append(Asked(pair, language, None, [], f"asked:{reason}"))
+            continue
         judged = result.decision.judged if result.decision else []
         candidates = [
             Candidate(
@@ -96,11 +116,6 @@ async def _one_set(guard: GuardService, scope: Scope, pairs: Sequence[Pair]) -> 
             for j in judged
         ]
         asked.append(
-            Asked(
-                pair,
-                pair.lang or detect_language(pair.text_b),
-                by_text.get(normalize_question(pair.text_b)),
-                candidates,
-            )
+            Asked(pair, language, by_text.get(normalize_question(pair.text_b)), candidates)
         )
     return asked

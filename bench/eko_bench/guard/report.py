@@ -3,6 +3,7 @@ modes and the baselines, each on dev and test (tables.py prints them)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -36,12 +37,14 @@ class Row:
 
 @dataclass
 class QualityReport:
-    sets: dict[str, dict[str, int]]  # per set: pairs, identical, exact, measured per split
+    # per set: pairs, identical, exact, refused (skipped), measured per split
+    sets: dict[str, dict[str, int]]
     grid: dict[str, list[Row]]  # per set
     chosen: dict[str, float]  # "<set>.<mode>" -> threshold chosen on dev
     shipped: list[Row]  # the modes as shipped (modes.py), per set
     baselines: list[Row]
     known_wrong_size: int
+    refusals: dict[str, dict[str, int]] = field(default_factory=dict)  # per set: code -> pairs
 
 
 def run_report(
@@ -58,6 +61,7 @@ def run_report(
             "pairs": len(items),
             "identical": sum(a.pair.identical for a in items),
             "exact": sum(a.exact is not None and not a.pair.identical for a in items),
+            "refused": sum(a.refused is not None for a in items),
             **{s: sum(a.pair.split == s for a in kept[name]) for s in SPLITS},
         }
 
@@ -112,13 +116,22 @@ def run_report(
         measure(name, config)
         for name in kept
         for config in (
-            Config("always serve the nearest", {"und": -1.0}, rules=None),
-            Config("exact text only", {"und": 2.0}, rules=None),
-            Config("before issue 17: 0.972 + check", {"und": 0.972}, rules=BASE_RULES),
+            Config("always serve the nearest", {"und": -1.0}, rules=None, same_language=False),
+            Config("exact text only", {"und": 2.0}, rules=None, same_language=False),
+            Config(
+                "before issue 17: 0.972 + check",
+                {"und": 0.972},
+                rules=BASE_RULES,
+                same_language=False,
+            ),
             Config("0.972 + verifier rules", {"und": 0.972}, rules=RULES),
         )
     ]
-    return QualityReport(sets, grid, chosen, shipped, baselines, len(known_wrong))
+    refusals = {
+        name: dict(Counter(a.refused for a in items if a.refused is not None).most_common())
+        for name, items in asked.items()
+    }
+    return QualityReport(sets, grid, chosen, shipped, baselines, len(known_wrong), refusals)
 
 
 def _policy_config(mode: str, policy: GuardPolicy) -> Config:

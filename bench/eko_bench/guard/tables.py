@@ -11,7 +11,17 @@ from eko_bench.guard.metrics import Figures
 from eko_bench.guard.report import QualityReport, Row
 
 _SET_TITLES = {"data": "QQP-format file", "fr": "French set (eko_bench/data/guard_fr_pairs.jsonl)"}
-_COLUMNS = ("served", "precision", "recall", "raw false hits", "known-wrong")
+# The headline is what the data itself says about every serve (any labelled file): served
+# pairs labelled not-duplicate, served pairs answered by another stored question than their
+# own. The hand-checked known-wrong list only recognises its own pairs: one column, last.
+_COLUMNS = (
+    "served",
+    "served not-duplicate",
+    "served another question",
+    "precision",
+    "recall",
+    "known-wrong (hand list)",
+)
 
 
 def grid_table(
@@ -22,7 +32,8 @@ def grid_table(
         title=(
             f"Memory guard on {backend}, {_SET_TITLES[name]}: threshold grid with every rule "
             f"({info['pairs']:,} pairs; excluded: {info['identical']} identical texts, "
-            f"{info['exact']} asked texts stored as is; measured dev {info['dev']:,} / test "
+            f"{info['exact']} asked texts stored as is, {info['refused']} refused by the guard "
+            f"{_refusals(report, name)}; measured dev {info['dev']:,} / test "
             f"{info['test']:,})"
         )
     )
@@ -98,12 +109,18 @@ def judge_table(run: JudgeRun) -> Table:
     return table
 
 
+def _refusals(report: QualityReport, name: str) -> str:
+    codes = report.refusals.get(name) or {}
+    return "(" + (", ".join(f"{code} {n}" for code, n in codes.items()) or "none") + ")"
+
+
 def _cells(figures: Figures) -> list[str]:
     precision = "-" if figures.served == 0 else f"{figures.precision:.3f}"
     return [
-        f"{figures.served_rate:.1%}",
+        f"{figures.served} ({figures.served_rate:.1%})",
+        f"{figures.not_duplicate} ({figures.not_duplicate_rate:.2%})",
+        f"{figures.other_stored} ({figures.other_stored_rate:.2%})",
         precision,
         f"{figures.recall:.3f}",
-        f"{figures.false_hit_rate:.1%}",
-        f"{figures.known_wrong_rate:.2%} ({figures.known_wrong})",
+        f"{figures.known_wrong} ({figures.known_wrong_rate:.2%})",
     ]

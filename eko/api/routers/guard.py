@@ -186,6 +186,8 @@ async def create_entry(
         "tags": body.tags,
         "validated_by": "staff",
     }
+    if body.multilingual:
+        meta["multilingual"] = True
     try:
         learned = await guard.learn(
             question=body.question,

@@ -101,6 +101,9 @@ class GuardEntryCreate(BaseModel):
         default_factory=list, max_length=20
     )
     initial_score: float | None = Field(default=None, ge=0, le=1)
+    # Serve this entry to questions in any language (its answer suits them all); by default an
+    # entry only answers questions in its own language.
+    multilingual: bool = False
 
 
 class GuardValidate(BaseModel):
