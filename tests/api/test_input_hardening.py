@@ -309,7 +309,7 @@ async def test_eko_chat_prints_replies_with_controls_neutralised(
     monkeypatch.setattr("builtins.input", fake_input)
     monkeypatch.setattr(chat_cli.sys.stdin, "isatty", lambda: False, raising=False)
     with console.capture() as captured:
-        await chat_cli._loop(Scripted())
+        await chat_cli._loop(Scripted(), details=True)  # the provider line: --details
     out = captured.get()
     assert "\x1b" not in out  # not a terminal under pytest: rich adds no styling of its own
     assert "\\x1b[2Jcleared \\u202eevil" in out
