@@ -199,15 +199,18 @@ class ContextRecall:
         before_seq: int | None,
         stats: dict[str, Any],
     ) -> int:
-        """Index the missing turns the search can return; returns how many. A safety net: when
+        """Index the missing turns the search can return, for at most
+        memory_recall_catch_up_s (none while an import's job is indexing the room); returns
+        how many. A safety net: when
         writing fails (the database refused it), the turns already indexed are still searched
         rather than the reply losing its memory section."""
         try:
-            return await self._turns.catch_up(
+            return await self._turns.catch_up_within(
                 session,
                 room_id=room_id,
                 limit=self._settings.memory_recall_catch_up,
                 before_seq=before_seq,
+                seconds=self._settings.memory_recall_catch_up_s,
             )
         except DBAPIError as exc:
             log.warning("memory.turns.catch_up_failed", room_id=room_id, error=str(exc)[:300])
