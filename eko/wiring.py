@@ -171,7 +171,9 @@ def build_services(
     )
     # The dual context (past summaries + facts) as node M, for the response writer.
     engine.nodes.register(
-        memory_context_node(memory.context, timeout_s=settings.chat_node_timeout_s)
+        memory_context_node(
+            memory.context, timeout_s=settings.chat_node_timeout_s, room=engine.writer.memory_room
+        )
     )
     after_reply = AfterReplyJobs(
         database,
