@@ -223,6 +223,11 @@ def _turn_errors(index: int, turn: ImportTurn, max_chars: int) -> list[TurnError
         )
     if turn.name is not None and len(turn.name.strip()) > MAX_NAME_CHARS:
         errors.append(TurnError(index, "name", f"longer than {MAX_NAME_CHARS} characters"))
+    if turn.created_at is not None:
+        try:
+            _utc(turn.created_at)
+        except (OverflowError, ValueError):
+            errors.append(TurnError(index, "created_at", "out of range"))
     if turn.client_id is not None and not (0 < len(turn.client_id.strip()) <= MAX_CLIENT_ID_CHARS):
         errors.append(TurnError(index, "client_id", f"1 to {MAX_CLIENT_ID_CHARS} characters"))
     return errors

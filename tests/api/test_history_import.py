@@ -181,6 +181,7 @@ async def test_a_wrong_turn_is_a_problem_and_nothing_is_stored(
             "too long": with_turn(5, content="x" * 501),
             "repeated id": with_turn(4, client_message_id="m2"),
             "bad date": with_turn(3, created_at="yesterday"),
+            "date out of range": with_turn(2, created_at="0001-01-01T00:00:00+01:00"),
             "unknown field": with_turn(1, speaker="Bob"),
             "no messages": {"messages": []},
         }
