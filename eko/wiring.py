@@ -13,6 +13,7 @@ from eko.chat.chain_writer import build_chain_writer
 from eko.chat.engine import ChatEngineParts, build_chat_engine
 from eko.chat.engine.warmup import stable_prefixes, warm_up
 from eko.chat.feedback import FeedbackService
+from eko.chat.history_import import HistoryImport
 from eko.chat.memory_context import memory_context_node
 from eko.chat.memory_guard import GuardAutoLearn, MemoryGuardStage
 from eko.chat.recovery import AnswerRecovery
@@ -32,6 +33,7 @@ from eko.jobs.maintenance import register_maintenance
 from eko.jobs.publisher import JobEventPublisher
 from eko.jobs.queue import JobQueue
 from eko.jobs.registry import JobRegistry
+from eko.jobs.turn_indexing import register_turn_indexing
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import Provider
 from eko.lobby.service import Lobby, build_lobby
@@ -69,6 +71,9 @@ class Services:
     db_health: DatabaseHealthMonitor
     # The lobby's proactive side: activity summaries, reflections (eko/lobby/).
     lobby: Lobby
+    # Histories imported into rooms: stored at once, indexed by a job (POST …/messages:import,
+    # `eko rooms import`).
+    history_import: HistoryImport
     # The collections searched in memory (EKO_VECTOR_MEMORY_COLLECTIONS: the memory guard's
     # entries, the rooms' turns) in front of `vectors`.
     memory_vectors: VectorIndex | None = None
@@ -166,7 +171,9 @@ def build_services(
     )
     # The dual context (past summaries + facts) as node M, for the response writer.
     engine.nodes.register(
-        memory_context_node(memory.context, timeout_s=settings.chat_node_timeout_s)
+        memory_context_node(
+            memory.context, timeout_s=settings.chat_node_timeout_s, room=engine.writer.memory_room
+        )
     )
     after_reply = AfterReplyJobs(
         database,
@@ -202,6 +209,13 @@ def build_services(
     )
     lobby.register(
         registry, settings=settings, enqueue=lambda *a, **k: queue_holder[0].enqueue(*a, **k)
+    )
+    register_turn_indexing(
+        registry,
+        database=database,
+        index=memory.context.turns,
+        events=events,
+        batch=settings.memory_index_batch,
     )
     jobs = build_job_queue(settings, database, registry, listener=JobEventPublisher(events))
     queue_holder.append(jobs)
@@ -248,6 +262,13 @@ def build_services(
         engine=engine,
         db_health=DatabaseHealthMonitor(database),
         lobby=lobby,
+        history_import=HistoryImport(
+            database=database,
+            jobs=jobs,
+            events=events,
+            max_messages=settings.import_max_messages,
+            max_message_chars=settings.max_message_chars,
+        ),
         memory_vectors=memory_vectors,
         recovery=AnswerRecovery(
             database,

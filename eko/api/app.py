@@ -38,6 +38,7 @@ from eko.api.routers import (
     rooms,
     users,
 )
+from eko.api.routers.rooms import IMPORT_PATH_SUFFIX
 from eko.api.security_headers import SecurityHeadersMiddleware
 from eko.config import Settings
 from eko.store.migrate import upgrade
@@ -123,7 +124,11 @@ def create_app(
         return FileResponse(WEB_DIR / "index.html")
 
     app.add_middleware(NulInUrlMiddleware)
-    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_bytes=settings.max_body_bytes,
+        larger=[(IMPORT_PATH_SUFFIX, settings.import_max_body_bytes)],
+    )
     # Around the two above: their errors on the OpenAI routes come in OpenAI's shape.
     app.add_middleware(OpenAIErrorShapeMiddleware)
     # Outside the others, so that their own error responses get the headers too.

@@ -7,6 +7,7 @@ import json
 import re
 import time
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -110,20 +111,28 @@ class _BodyTooLarge(Exception):
 
 
 class BodyLimitMiddleware:
-    """Rejects bodies over `max_bytes` with 413 before a handler reads them (chunked too)."""
+    """Rejects bodies over `max_bytes` with 413 before a handler reads them (chunked too).
+    `larger`: (path suffix, bytes) for the routes that take more (a history import)."""
 
-    def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, *, max_bytes: int, larger: Sequence[tuple[str, int]] = ()
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.larger = list(larger)
+
+    def limit_of(self, path: str) -> int:
+        return next((limit for end, limit in self.larger if path.endswith(end)), self.max_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        max_bytes = self.limit_of(str(scope.get("path", "")))
         headers = dict(scope.get("headers") or [])
         declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._reject(scope, send)
+        if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+            await self._reject(scope, send, max_bytes)
             return
         received = 0
         response_started = False
@@ -133,7 +142,7 @@ class BodyLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
+                if received > max_bytes:
                     raise _BodyTooLarge
             return message
 
@@ -147,14 +156,19 @@ class BodyLimitMiddleware:
             await self.app(scope, limited_receive, tracking_send)
         except _BodyTooLarge:
             if not response_started:
-                await self._reject(scope, send)
+                await self._reject(scope, send, max_bytes)
 
-    async def _reject(self, scope: Scope, send: Send) -> None:
+    async def _reject(self, scope: Scope, send: Send, max_bytes: int) -> None:
         body: dict[str, Any] = {
             "type": TYPE_PREFIX + "payload-too-large",
             "title": "Payload too large",
             "status": 413,
-            "detail": f"request body exceeds {self.max_bytes} bytes (EKO_MAX_BODY_BYTES)",
+            "detail": f"request body exceeds {max_bytes} bytes "
+            + (
+                "(EKO_MAX_BODY_BYTES)"
+                if max_bytes == self.max_bytes
+                else "(EKO_IMPORT_MAX_BODY_BYTES)"
+            ),
             "instance": scope.get("path", ""),
         }
         payload = json.dumps(body).encode()

@@ -7,7 +7,7 @@ that only cover the recent window) and the facts / self-knowledge this user may 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from eko.chat.engine.registry import NodeContext, NodeOutput, NodeResult, NodeSpec, WriterSection
 from eko.memory.context import DualContextBuilder
@@ -19,10 +19,22 @@ SECTION_TITLE = "Memory (earlier in this conversation, and what you know)"
 SECTION_PRIORITY = 35
 
 
-def memory_context_node(builder: DualContextBuilder, *, timeout_s: float) -> NodeSpec:
+def memory_context_node(
+    builder: DualContextBuilder,
+    *,
+    timeout_s: float,
+    room: Callable[[NodeContext], int | None] | None = None,
+) -> NodeSpec:
+    """`room`: the characters the section may take in the prompt of the model that reads it
+    (ResponseWriter.memory_room; None: the configured budget): memory selects what fits, and
+    nothing it selected is cut afterwards."""
+
     async def run(context: NodeContext, _inputs: Mapping[str, NodeResult]) -> NodeOutput:
+        past_max_chars = room(context) if room is not None else None
         # The window the writer sends (read once for this message): memory covers the rest.
-        dual = await builder.build_for_turn(context.turn, context.ctx.recent)
+        dual = await builder.build_for_turn(
+            context.turn, context.ctx.recent, past_max_chars=past_max_chars
+        )
         stats = dual.stats
         data = {
             "recent_turns": stats.get("recent_turns", 0),
@@ -31,6 +43,8 @@ def memory_context_node(builder: DualContextBuilder, *, timeout_s: float) -> Nod
             "items": len(dual.parts.items),
             "chars": stats.get("chars", 0),
         }
+        if past_max_chars is not None:
+            data["budget_chars"] = past_max_chars
         if "embedding_error" in stats:
             data["embedding_error"] = stats["embedding_error"]
         multihop = stats.get("multihop", {})

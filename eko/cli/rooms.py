@@ -1,22 +1,42 @@
-"""`eko rooms list|show`: the rooms on this server, for the operator (read-only)."""
+"""`eko rooms list|show|import`: the rooms on this server, for the operator; `import` stores a
+conversation's history into a room (eko/chat/history_import.py) and indexes it, with progress."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.cli.common import console, database_read, load_settings, run
+from eko.chat.history_import import ImportConflict, ImportInvalid
+from eko.cli.common import (
+    console,
+    database_read,
+    err_console,
+    fail,
+    load_settings,
+    migrated_services,
+    run,
+)
 from eko.cli.ids import resolve_id_or_exit, resolve_user
+from eko.cli.import_file import read_turns
+from eko.config import Settings
+from eko.events.fanout import Subscription
+from eko.jobs.turn_indexing import DONE, PROGRESS
+from eko.store import rooms as room_repo
 from eko.store.models import Message, Room, RoomMember, User
+from eko.wiring import Services
 
-app = typer.Typer(help="Rooms: list them, show one.", no_args_is_help=True)
+app = typer.Typer(help="Rooms: list them, show one, import a history.", no_args_is_help=True)
 
 ID_WIDTH = 32
 
@@ -151,3 +171,126 @@ def show_room(
     for member in members:
         pro = ", pro" if member.is_pro else ""
         console.print(f"  - {escape(member.display_name)} ({member.public_id}, {member.role}{pro})")
+
+
+@app.command("import")
+def import_history(
+    file: Annotated[
+        Path, typer.Argument(help="JSON: a list of {role, content, created_at?, name?}.")
+    ],
+    user: Annotated[
+        str,
+        typer.Option("--user", help="Whose history (name or public id): the user turns' sender."),
+    ],
+    room: Annotated[
+        str | None,
+        typer.Option("--room", help="Into this room (id or prefix); default: a new direct room."),
+    ] = None,
+) -> None:
+    """Store a conversation's history in a room, all or nothing (not counted against the free
+    quota, not answered), then embed its turns for recall, with a progress bar."""
+    if not file.is_file():
+        fail(f"no file {str(file)!r}")
+    try:
+        turns = read_turns(file)
+    except ImportInvalid as exc:
+        _print_errors(exc)
+        fail(f"{len(exc.errors)} invalid messages in {file}; nothing was stored", code=2)
+    except ValueError as exc:
+        fail(str(exc), code=2)
+
+    async def go() -> tuple[str, int, float]:
+        async with migrated_services() as services:
+            try:
+                services.history_import.check(turns)
+            except ImportInvalid as exc:
+                _print_errors(exc)
+                fail(f"{len(exc.errors)} invalid messages in {file}; nothing was stored", code=2)
+            async with services.database.session() as session:
+                owner = await resolve_user(session, user)
+                target = await _target_room(session, services.settings, owner, room)
+            subscription = await services.events.subscribe(max_queue=10_000)
+            try:
+                result = await services.history_import.store(user=owner, room=target, turns=turns)
+            except ImportConflict as exc:
+                fail(str(exc) + "; nothing was stored", code=2)
+            console.print(
+                f"imported {result.created} messages into room {target.id}"
+                + (
+                    f" ({len(result.messages) - result.created} already there)"
+                    if len(result.messages) > result.created
+                    else ""
+                )
+            )
+            started = time.monotonic()
+            indexed = await _index_with_progress(services, subscription, target.id)
+            return target.id, indexed, time.monotonic() - started
+
+    room_id, indexed, seconds = run(go())
+    rate = f", {indexed / seconds:.1f} turns/s" if indexed and seconds > 0 else ""
+    console.print(f"indexed {indexed} turns in {seconds:.1f} s{rate}; room {room_id}")
+
+
+def _print_errors(exc: ImportInvalid) -> None:
+    for error in exc.errors[:20]:
+        err_console.print(f"  {escape(str(error))}")
+    if len(exc.errors) > 20:
+        err_console.print(f"  … and {len(exc.errors) - 20} more")
+
+
+async def _target_room(
+    session: AsyncSession, settings: Settings, owner: User, given: str | None
+) -> Room:
+    if given is not None:
+        room_id = await resolve_id_or_exit(
+            session, Room.id, given, what="room", listing="eko rooms list"
+        )
+        found = await room_repo.get_room(session, room_id=room_id)
+        assert found is not None
+        if not await room_repo.is_member(session, room_id=room_id, user_id=owner.id):
+            fail(
+                f"{owner.display_name} is not a member of room {room_id}",
+                fix="import into one of their rooms, or omit --room for a new one",
+            )
+        return found
+    return await room_repo.create_room(
+        session,
+        kind="direct",
+        name=f"{owner.display_name} & {settings.assistant_name}",
+        persona=settings.default_persona,
+        created_by=owner.id,
+    )
+
+
+async def _index_with_progress(services: Services, subscription: Subscription, room_id: str) -> int:
+    """Run the queued jobs (the import's indexing among them) while drawing its progress from
+    its memory.indexing events. Returns how many turns it indexed."""
+    indexed = 0
+    with Progress(
+        TextColumn("[bold]indexing[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    ) as bar:
+        task = bar.add_task("indexing", total=None)
+
+        async def follow() -> None:
+            nonlocal indexed
+            while True:
+                event = await subscription.get()
+                if event.room_id != room_id:
+                    continue
+                if event.type == PROGRESS:
+                    bar.update(task, completed=event.data["done"], total=event.data["total"])
+                elif event.type == DONE:
+                    indexed = int(event.data["indexed"])
+
+        following = asyncio.create_task(follow())
+        try:
+            await services.jobs.drain()
+            await asyncio.sleep(0.05)  # the last events reach the bar
+        finally:
+            following.cancel()
+            subscription.close()
+    return indexed

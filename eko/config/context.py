@@ -50,6 +50,12 @@ class RecallSettings(BaseModel):
     # only what a lost job left unindexed among the newest N older than the recent window.
     # Older gaps wait for `eko memory reindex`. Bounds the cost of a read after an import.
     memory_recall_catch_up: int = Field(default=64, ge=0, le=10_000)
+    # ... and stops embedding once this long has passed (a few turns at a time), so a
+    # question right after a long import is answered from what is indexed and full-text
+    # search while the import's job indexes the rest. Skipped while that job runs here.
+    memory_recall_catch_up_s: float = Field(default=1.0, ge=0, le=60)
+    # Turns per embedder call when a job indexes an imported history (eko/jobs/turn_indexing.py).
+    memory_index_batch: int = Field(default=32, ge=1, le=1024)
     # Turns before and after each of the best `memory_recall_neighbours_head` recalled turns
     # that come with it (the exchange around it: the question it answers, the answer it got);
     # the hits below come alone, so the budget holds more of them. A list question ("what

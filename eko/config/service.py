@@ -22,6 +22,10 @@ class ServiceSettings(BaseModel):
     # --- API limits ---
     max_message_chars: int = Field(default=8000, ge=1)
     max_body_bytes: int = Field(default=256 * 1024, ge=1024)
+    # POST /v1/rooms/{id}/messages:import and `eko rooms import` (eko/chat/history_import.py):
+    # at most this many turns per call, in a body of at most this many bytes.
+    import_max_messages: int = Field(default=5000, ge=1, le=100_000)
+    import_max_body_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
     page_size_max: int = Field(default=200, ge=1)
 
     # --- scale-out ---

@@ -45,6 +45,24 @@ class InputCut:
         }
 
 
+# Characters per token assumed when text is sized for a provider's prompt budget before it is
+# tokenized (the memory section, eko/chat/engine/writer.py): below what French and English
+# prose gives with Llama-family tokenizers (~3.5-4), so what is sized to fit fits.
+CHARS_PER_TOKEN = 3.0
+
+
+def prompt_budget_tokens(provider: object, *, max_tokens: int) -> int | None:
+    """The prompt tokens `provider` reads at most for an answer of `max_tokens` (the local
+    model: EKO_LOCAL_MAX_PROMPT_TOKENS within its context window less the answer, as its
+    `_prompt_budget`); None when it declares no limit."""
+    limit = getattr(provider, "max_prompt_tokens", None)
+    n_ctx = getattr(provider, "n_ctx", None)
+    budgets = [int(limit)] if isinstance(limit, int) and limit > 0 else []
+    if isinstance(n_ctx, int) and n_ctx > 0:
+        budgets.append(max(n_ctx - max_tokens, 1))
+    return min(budgets) if budgets else None
+
+
 class PromptDoesNotFit(ValueError):
     """Even with every cuttable part removed, the prompt exceeds the budget."""
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from eko.llm.breaker import BreakerSnapshot, CircuitBreaker
 from eko.llm.call_log import AttemptLog, CallContext
+from eko.llm.prompt_budget import prompt_budget_tokens
 from eko.llm.provider_walk import ProviderAsk, WholeAnswer, walk_providers
 from eko.llm.streaming import BeginSink, DeltaSink, StreamedAnswer
 from eko.llm.structured import output_schema
@@ -158,6 +159,17 @@ class LLMRuntime:
     def breakers(self) -> list[BreakerSnapshot]:
         """Each provider's circuit breaker, in fallback order (for /health and doctor)."""
         return [breaker.snapshot() for breaker in self._breakers]
+
+    def prompt_budget_tokens(self, *, max_tokens: int | None = None) -> int | None:
+        """The prompt budget (tokens) of the provider a call would go to now — the first whose
+        breaker is closed, else the first — for an answer of `max_tokens` (default: the
+        configured one); None when that provider declares no limit."""
+        chosen = next(
+            (p for p, b in zip(self.providers, self._breakers, strict=True) if b.available),
+            self.providers[0],
+        )
+        answer = max_tokens if max_tokens is not None else self._default_max_tokens
+        return prompt_budget_tokens(chosen, max_tokens=answer)
 
     @property
     def any_available(self) -> bool:

@@ -55,6 +55,10 @@ class BudgetRule:
             turns_per_summary=settings.memory_context_turns_per_summary,
         )
 
+    def narrowed(self, total: int) -> BudgetRule:
+        """The same rule within at most `total` characters (never wider)."""
+        return replace(self, total=max(0, min(self.total, total)))
+
     def recent_cap(self, recent_max_chars: int) -> int:
         return max(0, min(recent_max_chars, int(self.total * self.recent_share)))
 

@@ -64,6 +64,17 @@ log = structlog.get_logger("eko.memory")
 # The score of a fact that came with a recalled turn rather than by meaning (its rank is the
 # turn's): after every fact found by meaning.
 TURN_FACT_SCORE = 0.0
+# Characters kept off a past budget for what `past_text` renders differently from the budget's
+# own rendering (its headings are one level deeper).
+PAST_MARGIN = 8
+
+
+def past_overflow(parts: ContextParts, past_max_chars: int | None) -> int:
+    """How many characters the past (`DualContext.past_text`) takes beyond `past_max_chars`."""
+    if past_max_chars is None:
+        return 0
+    past = DualContext(text="", parts=parts, stats={}).past_text()
+    return len(past) - past_max_chars
 
 
 def level_boost(level: int, table: dict[int, float], step: float) -> float:
@@ -139,11 +150,17 @@ class DualContextBuilder:
         return self._recall
 
     async def build_for_turn(
-        self, turn: ChatTurn, window: RecentWindow | None = None
+        self,
+        turn: ChatTurn,
+        window: RecentWindow | None = None,
+        *,
+        past_max_chars: int | None = None,
     ) -> DualContext:
         """The context for answering a stored user message (the message itself is the query,
         not part of the recent window). `window`: the message's recent window when the caller
-        already read it (the chat path reads it once), else it is read here."""
+        already read it (the chat path reads it once), else it is read here. `past_max_chars`:
+        what the past (summaries, facts, recalled turns: `past_text`) may take at most — the
+        room the model that reads it leaves (eko/chat/engine/writer.py)."""
         return await self.build(
             room=turn.room,
             user=turn.user,
@@ -152,6 +169,7 @@ class DualContextBuilder:
             now=turn.user_message.created_at,
             message_id=turn.user_message.id,
             window=window,
+            past_max_chars=past_max_chars,
         )
 
     async def build(
@@ -166,6 +184,7 @@ class DualContextBuilder:
         recent: bool = True,
         message_id: str | None = None,
         window: RecentWindow | None = None,
+        past_max_chars: int | None = None,
     ) -> DualContext:
         """The context for `user` asking `query` in `room`, from messages before `before_seq`
         (all when None). `topic` (id or name) restricts the summaries to that topic and its
@@ -182,6 +201,12 @@ class DualContextBuilder:
                     session, room_id=room.id, room_kind=room.kind, before_seq=before_seq
                 )
         recent_part = window.part if recent and window is not None else EMPTY_RECENT
+        if rule is not None and past_max_chars is not None:
+            # One budget: the past gets what the reader leaves, the recent window its own.
+            rule = rule.narrowed(
+                past_max_chars - PAST_MARGIN + len(render_context(ContextParts(recent_part)))
+            )
+            stats["past_max_chars"] = past_max_chars
         hop = (
             decompose(query)
             if settings.memory_multihop_enabled and query.strip()
@@ -224,7 +249,7 @@ class DualContextBuilder:
         rag_task = asyncio.ensure_future(rag) if rag is not None else None
         try:
             items, recalled = await self._facts_and_turns(
-                room, user, query, hop, vector, sub_vectors, recent_part, before_seq, stats
+                room, user, query, hop, vector, sub_vectors, recent_part, before_seq, stats, rule
             )
             summaries = await rag_task if rag_task is not None else []
         except BaseException:
@@ -236,6 +261,16 @@ class DualContextBuilder:
             parts = pack(
                 rule, recent=recent_part, items=items, recalled=recalled, summaries=summaries
             )
+            # The past as the writer shows it fits its room: what does not, packed again in a
+            # narrower budget (the rule drops pieces whole, lowest ranked first; none is cut).
+            for _ in range(4):
+                over = past_overflow(parts, past_max_chars)
+                if over <= 0:
+                    break
+                rule = rule.narrowed(rule.total - over)
+                parts = pack(
+                    rule, recent=recent_part, items=items, recalled=recalled, summaries=summaries
+                )
             stats["budget"] = rule.total
             stats["shares"] = shares(parts)
         else:
@@ -267,6 +302,7 @@ class DualContextBuilder:
         recent_part: RecentPart,
         before_seq: int | None,
         stats: dict[str, Any],
+        rule: BudgetRule | None,
     ) -> tuple[list[ItemPart], list[RecalledTurn]]:
         """Steps 3 and 4: the facts found by meaning, then the older turns (which pin the
         facts' source turns in) and the facts drawn from those turns."""
@@ -298,6 +334,7 @@ class DualContextBuilder:
                 before_seq=bound,
                 stats=stats,
                 fact_keys=turn_keys(room, user),
+                rule=rule,
             )
             recalled = found.turns
             # The facts drawn from the recalled turns: after those found by meaning.

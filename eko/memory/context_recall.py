@@ -66,16 +66,18 @@ class ContextRecall:
         before_seq: int | None,
         stats: dict[str, Any],
         fact_keys: Sequence[str] = (),
+        rule: BudgetRule | None = None,
     ) -> Recalled:
         """Turns before `before_seq`, best first. `vectors`: the question's, then each of
         `hop`'s sub-queries' (empty when embedding failed: words alone still recall);
         `facts`: the facts in the context, whose source turns are pinned in; `fact_keys`: the
         scopes the caller may see, for the facts drawn from the recalled turns (none: no
-        facts looked up)."""
+        facts looked up); `rule`: this context's budget when narrower than the configured one."""
         settings = self._settings
+        rule = rule or self._rule
         async with self._database.session() as session:
             turns = await self._turns_of(
-                session, room_id, query, hop, vectors, facts, before_seq, stats
+                session, room_id, query, hop, vectors, facts, before_seq, stats, rule
             )
             linked: list[MemoryItem] = []
             # Facts off (no item in the context) means none drawn from turns either.
@@ -101,8 +103,9 @@ class ContextRecall:
         facts: Sequence[ItemHit],
         before_seq: int | None,
         stats: dict[str, Any],
+        rule: BudgetRule | None,
     ) -> list[RecalledTurn]:
-        settings, rule = self._settings, self._rule
+        settings = self._settings
         dense = await self._dense(session, room_id, vectors, before_seq, stats)
         subs = [
             SubQuery(text, dense[i + 1] if i + 1 < len(dense) else [])
@@ -199,15 +202,18 @@ class ContextRecall:
         before_seq: int | None,
         stats: dict[str, Any],
     ) -> int:
-        """Index the missing turns the search can return; returns how many. A safety net: when
+        """Index the missing turns the search can return, for at most
+        memory_recall_catch_up_s (none while an import's job is indexing the room); returns
+        how many. A safety net: when
         writing fails (the database refused it), the turns already indexed are still searched
         rather than the reply losing its memory section."""
         try:
-            return await self._turns.catch_up(
+            return await self._turns.catch_up_within(
                 session,
                 room_id=room_id,
                 limit=self._settings.memory_recall_catch_up,
                 before_seq=before_seq,
+                seconds=self._settings.memory_recall_catch_up_s,
             )
         except DBAPIError as exc:
             log.warning("memory.turns.catch_up_failed", room_id=room_id, error=str(exc)[:300])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.message_search import query_words
@@ -24,7 +24,38 @@ async def speaker_names(session: AsyncSession, messages: Iterable[Message]) -> d
     return {row[0]: row[1] for row in rows}
 
 
-def speaker_of(message: Message, names: Mapping[int, str], assistant_name: str) -> str:
+async def named_speakers(session: AsyncSession, message_ids: Iterable[str]) -> dict[str, str]:
+    """The speaker names imported turns carry (eko/chat/history_import.py), by message id: read
+    from the metadata's one key, for readers that do not load the metadata (turn_recall)."""
+    ids = list(dict.fromkeys(message_ids))
+    found: dict[str, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        speaker = Message.meta["speaker"].as_string()
+        rows = await session.execute(
+            select(Message.id, speaker)
+            .where(Message.id.in_(chunk), speaker.is_not(None))
+            .limit(len(chunk))
+        )
+        found.update((row[0], row[1]) for row in rows if row[1])
+    return found
+
+
+def speaker_of(
+    message: Message,
+    names: Mapping[int, str],
+    assistant_name: str,
+    *,
+    named: Mapping[str, str] | None = None,
+) -> str:
+    """An imported turn's own speaker name first (from `named`, by message id, or from its
+    metadata when loaded), then the assistant's name or the sender's."""
+    if named is not None and message.id in named:
+        return named[message.id]
+    if "meta" not in inspect(message).unloaded:
+        own = (message.meta or {}).get("speaker")
+        if isinstance(own, str) and own:
+            return own
     if message.role == "assistant":
         return assistant_name
     return names.get(message.sender_id or 0, UNKNOWN_SPEAKER)

@@ -15,17 +15,21 @@ question in its top 20 for 65% of them instead of 57%, and the context's content
 16k characters went from 90.0% to 92.7% (`eko bench context`, dev-q).
 
 Messages are indexed as they arrive, off the request path: after each reply the TurnIndexHook
-job embeds the exchange (and any newer message still missing). A context build only catches
-up the turns its search can return (older than the recent window) that are still missing —
-none while the jobs keep up; a bounded safety net if one was lost. `eko memory reindex`
-indexes a whole history ahead of time, with progress.
+job embeds the exchange (and any newer message still missing); an imported history is indexed
+by its own job, batch by batch (`index_missing`, eko/jobs/turn_indexing.py). A context build
+only catches up the turns its search can return (older than the recent window) that are still
+missing — none while the jobs keep up; a safety net bounded in turns and in time, skipped while
+this process is indexing the room already (an import's job: the request searches what is
+indexed so far, full-text recall covers the rest). `eko memory reindex` indexes a whole history
+ahead of time, with progress.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from time import monotonic
 
 import numpy as np
 import structlog
@@ -48,6 +52,9 @@ COLLECTION = "turn"
 # A turn longer than this is embedded by its head: what a short question can match.
 EMBED_CHARS = 1_000
 BATCH = 64
+# A context build's catch-up embeds this many turns at a time, and stops between two once its
+# time is up.
+CATCH_UP_CHUNK = 8
 # Ids per IN (...) list when checking which messages have a vector.
 IN_CHUNK = 500
 # The head of the turn before that goes into a turn's vector, and how far back it may be:
@@ -95,7 +102,7 @@ class TurnIndex:
         twice (the wait holds no connection when the session has not run a statement yet).
         Another process writing the same turns meanwhile is harmless: vectors are upserted.
         """
-        async with self._locks.hold(f"turn-index:{room_id}"):
+        async with self._locks.hold(lock_key(room_id)):
             missing = await self._unindexed(
                 session, room_id=room_id, limit=limit, before_seq=before_seq
             )
@@ -103,6 +110,80 @@ class TurnIndex:
             if indexed:  # nothing written: no round trip to commit nothing
                 await session.commit()
         return indexed
+
+    async def catch_up_within(
+        self,
+        session: AsyncSession,
+        *,
+        room_id: str,
+        limit: int,
+        before_seq: int | None,
+        seconds: float,
+    ) -> int:
+        """A request's catch-up (catch_up's), bounded in time: CATCH_UP_CHUNK turns at a time,
+        none started once `seconds` have passed; nothing at all while this process is
+        indexing the room already (an import's job holds its lock batch after batch, and a
+        request waiting for it would wait for the whole history). Returns how many."""
+        key = lock_key(room_id)
+        if self._locks.busy(key):
+            return 0
+        deadline = monotonic() + seconds
+        indexed = 0
+        async with self._locks.hold(key):
+            missing = await self._unindexed(
+                session, room_id=room_id, limit=limit, before_seq=before_seq
+            )
+            # Newest first: the turns just older than the recent window are the likeliest asked.
+            missing.reverse()
+            for start in range(0, len(missing), CATCH_UP_CHUNK):
+                if monotonic() >= deadline:
+                    break
+                done = await self._index(session, room_id, missing[start : start + CATCH_UP_CHUNK])
+                if done:
+                    await session.commit()
+                indexed += done
+        return indexed
+
+    async def index_missing(
+        self,
+        session: AsyncSession,
+        *,
+        room_id: str,
+        batch: int = BATCH,
+        progress: Callable[[int, int], Awaitable[None]] | None = None,
+    ) -> int:
+        """Embed every message of the room that has no vector yet, oldest first, `batch` at a
+        time (one embedder call and one commit per batch; the room's lock held per batch only,
+        so a request's catch-up or an exchange's job waits for one batch at most). `progress`
+        gets (done, total) after each batch. Returns how many were indexed."""
+        async with self._locks.hold(lock_key(room_id)):
+            missing = await self._unindexed(session, room_id=room_id, limit=None, before_seq=None)
+            await session.commit()  # no transaction held between batches
+        total, done = len(missing), 0
+        if progress is not None:
+            await progress(0, total)
+        for start in range(0, total, batch):
+            async with self._locks.hold(lock_key(room_id)):
+                chunk = await self._still_unindexed(session, missing[start : start + batch])
+                await self._index(session, room_id, chunk)
+                await session.commit()
+            done = min(start + batch, total)
+            if progress is not None:
+                await progress(done, total)
+        return done
+
+    async def _still_unindexed(
+        self, session: AsyncSession, messages: Sequence[Message]
+    ) -> list[Message]:
+        """Those of `messages` that nobody indexed meanwhile (an exchange's job, a request)."""
+        rows = await session.execute(
+            select(Embedding.item_id, Embedding.model).where(
+                Embedding.collection == COLLECTION,
+                Embedding.item_id.in_([m.id for m in messages]),
+            )
+        )
+        indexed = {item for item, model in rows if model == self._embedder.name}
+        return [m for m in messages if m.id not in indexed]
 
     async def reindex(
         self,
@@ -250,6 +331,11 @@ async def _previous_turns(
         )
         found.update((m.seq, m) for m in rows.scalars())
     return found
+
+
+def lock_key(room_id: str) -> str:
+    """The per-process lock of a room's turn index: one writer of its vectors at a time."""
+    return f"turn-index:{room_id}"
 
 
 def embedded_text(

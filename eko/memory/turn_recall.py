@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import load_only
 
-from eko.memory.speakers import speaker_names, speaker_of
+from eko.memory.speakers import named_speakers, speaker_names, speaker_of
 from eko.memory.turn_index import DenseHit
 from eko.store.message_search import search_messages
 from eko.store.models import Message
@@ -188,6 +188,7 @@ async def recall_turns(
     ).scalars()
     by_seq = {message.seq: message for message in rows}
     names = await speaker_names(session, by_seq.values())
+    named = await named_speakers(session, (m.id for m in by_seq.values()))
     recalled: list[RecalledTurn] = []
     used: set[int] = set()
     budget = max_chars
@@ -199,7 +200,7 @@ async def recall_turns(
         ]
         if hit.seq not in seqs:
             continue
-        lines = [_line(by_seq[seq], names, assistant_name) for seq in seqs]
+        lines = [_line(by_seq[seq], names, assistant_name, named) for seq in seqs]
         text = "\n".join(lines)
         if len(text) > budget:
             if recalled:
@@ -254,8 +255,10 @@ def _dated(when: datetime, text: str) -> str:
     return f"[{when:%Y-%m-%d %H:%M}]\n{text}"
 
 
-def _line(message: Message, names: Mapping[int, str], assistant_name: str) -> str:
-    speaker = speaker_of(message, names, assistant_name)
+def _line(
+    message: Message, names: Mapping[int, str], assistant_name: str, named: Mapping[str, str]
+) -> str:
+    speaker = speaker_of(message, names, assistant_name, named=named)
     content = " ".join(message.content.split())
     if len(content) > MESSAGE_CHARS:
         content = content[: MESSAGE_CHARS - 1] + "…"

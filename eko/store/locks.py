@@ -31,5 +31,10 @@ class KeyedLocks:
             else:
                 self._locks[key] = (lock, users - 1)
 
+    def busy(self, key: str) -> bool:
+        """Whether someone in this process holds `key` now (a hint: it may change at once)."""
+        entry = self._locks.get(key)
+        return entry is not None and entry[0].locked()
+
     def __len__(self) -> int:
         return len(self._locks)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -121,6 +122,88 @@ async def _append_with_retries(
                 raise
             await asyncio.sleep(random.uniform(0.005, 0.03) * min(2**attempt, 32))
     raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True, slots=True)
+class NewMessage:
+    """One message of a batch appended by `append_many`."""
+
+    role: str
+    content: str
+    dedupe_key: str
+    sender_id: int | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime | None = None
+
+
+async def append_many(
+    database: Database, *, room_id: str, messages: Sequence[NewMessage]
+) -> list[tuple[Message, bool]]:
+    """Store a batch of messages in order, in one transaction: all of them or none. Returns
+    (message, created) per message, in order; a message whose dedupe_key is already stored is
+    returned with created=False and not written again (so a retried batch stores only what is
+    missing). No hook runs: nothing is counted against a quota and nothing is owed an answer."""
+    keys = [m.dedupe_key for m in messages]
+    if len(set(keys)) != len(keys):
+        raise ValueError("the batch repeats a dedupe key")
+    async with database.keyed_locks.hold(f"room-append:{room_id}"):
+        for attempt in range(APPEND_ATTEMPTS):
+            try:
+                async with database.session() as session:
+                    return await _append_batch(session, database.dialect, room_id, messages)
+            except (IntegrityError, OperationalError):
+                if attempt == APPEND_ATTEMPTS - 1:
+                    raise
+                await asyncio.sleep(random.uniform(0.005, 0.03) * min(2**attempt, 32))
+    raise AssertionError("unreachable")
+
+
+async def _append_batch(
+    session: AsyncSession, dialect: str, room_id: str, messages: Sequence[NewMessage]
+) -> list[tuple[Message, bool]]:
+    if dialect == "postgresql":
+        await session.execute(select(Room.id).where(Room.id == room_id).with_for_update())
+    stored: dict[str, Message] = {}
+    keys = [m.dedupe_key for m in messages]
+    for start in range(0, len(keys), 500):
+        rows = await session.execute(
+            select(Message).where(Message.dedupe_key.in_(keys[start : start + 500]))
+        )
+        stored.update((m.dedupe_key, m) for m in rows.scalars() if m.dedupe_key)
+    last = (
+        await session.execute(
+            select(Message.seq, Message.char_end)
+            .where(Message.room_id == room_id)
+            .order_by(Message.seq.desc())
+            .limit(1)
+        )
+    ).first()
+    seq, char_end = (last[0], last[1]) if last else (0, 0)
+    result: list[tuple[Message, bool]] = []
+    for new in messages:
+        existing = stored.get(new.dedupe_key)
+        if existing is not None:
+            result.append((existing, False))
+            continue
+        seq += 1
+        char_end += len(new.content)
+        message = Message(
+            room_id=room_id,
+            sender_id=new.sender_id,
+            role=new.role,
+            type="message",
+            content=new.content,
+            meta=dict(new.meta),
+            created_at=new.created_at or utcnow(),
+            seq=seq,
+            char_count=len(new.content),
+            char_end=char_end,
+            dedupe_key=new.dedupe_key,
+        )
+        session.add(message)
+        result.append((message, True))
+    await session.flush()
+    return result
 
 
 async def update_meta(session: AsyncSession, *, message_id: str, meta: dict[str, Any]) -> None:

@@ -25,16 +25,20 @@ from eko.api.problems import Problem, problem_responses
 from eko.api.schemas.inputs import MAX_QUERY_INT
 from eko.api.schemas.rooms import (
     ExchangeOut,
+    ImportedMessage,
+    ImportOut,
     LLMCallOut,
     MemberAdd,
     MessageCreate,
     MessageOut,
     MessagePage,
+    MessagesImport,
     RoomCreate,
     RoomOut,
     RoomUpdate,
 )
 from eko.api.sse_reply import sse_doc, stream_reply, wants_stream
+from eko.chat.history_import import ImportConflict, ImportInvalid, ImportTurn
 from eko.chat.service import EmptyMessage, IdempotencyConflict, MessageTooLong
 from eko.memory.forget_room import forget_room
 from eko.store import llm_calls as call_repo
@@ -44,6 +48,9 @@ from eko.store import users as user_repo
 from eko.store.models import Message, Room, User
 
 router = APIRouter(prefix="/v1/rooms", tags=["rooms"])
+
+# The import route's path ends so (the body limit middleware gives it a larger body).
+IMPORT_PATH_SUFFIX = "/messages:import"
 
 
 @router.post("", status_code=status.HTTP_201_CREATED)
@@ -221,6 +228,64 @@ async def post_message(
         assistant_message=MessageOut.of(reply) if reply is not None else None,
         created=exchange.created,
         answer_pending=exchange.answer_pending,
+    )
+
+
+@router.post(
+    "/{room_id}" + IMPORT_PATH_SUFFIX,
+    status_code=status.HTTP_201_CREATED,
+    responses=problem_responses(404, 409, 413, 422),
+)
+async def import_messages(
+    room_id: str, body: MessagesImport, user: CurrentUser, services: ServicesDep
+) -> ImportOut:
+    """Store a conversation's history in one call: its turns in order, with their speakers and
+    dates, all or none (a wrong turn: 422 with every error, nothing stored). Not counted
+    against the free quota, not answered. Idempotent per message (client_message_id, or the
+    turn's position and content). The turns are found by their words at once, and by their
+    meaning once a job has embedded them (memory.indexing / memory.indexed events)."""
+    async with services.database.session() as session:
+        room = await room_for_user(session, room_id=room_id, user=user)
+    try:
+        result = await services.history_import.store(
+            user=user, room=room, turns=[_import_turn(m) for m in body.messages]
+        )
+    except ImportInvalid as exc:
+        raise Problem(
+            422,
+            "invalid-import",
+            "Invalid messages; nothing was stored",
+            str(exc),
+            errors=[
+                {"loc": ["body", "messages", e.index, e.field], "msg": e.message, "type": "import"}
+                for e in exc.errors
+            ],
+        ) from exc
+    except ImportConflict as exc:
+        raise Problem(
+            409,
+            "import-conflict",
+            "Client ids reused for different messages; nothing was stored",
+            str(exc),
+            indexes=exc.indexes,
+        ) from exc
+    messages = result.messages
+    return ImportOut(
+        imported=result.created,
+        already_imported=len(messages) - result.created,
+        first_seq=min(m.seq for m in messages),
+        last_seq=max(m.seq for m in messages),
+        index_job_id=result.index_job_id,
+    )
+
+
+def _import_turn(message: ImportedMessage) -> ImportTurn:
+    return ImportTurn(
+        role=message.role,
+        content=message.content,
+        created_at=message.created_at,
+        name=message.name,
+        client_id=message.client_message_id,
     )
 
 

@@ -162,3 +162,36 @@ class LLMCallOut(BaseModel):
     room_id: str | None
     message_id: str | None
     created_at: datetime
+
+
+class ImportedMessage(BaseModel):
+    """One turn of an imported history (POST /v1/rooms/{id}/messages:import)."""
+
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["user", "assistant"]
+    # The length limit is config (EKO_MAX_MESSAGE_CHARS), checked with the rest -> 422.
+    content: InputText
+    # When it was said (ISO 8601; without a zone: UTC). Absent: now.
+    created_at: datetime | None = None
+    # Who said it, as shown and remembered ("Caroline"); absent: the importing user for a user
+    # turn, the assistant's name for an assistant turn.
+    name: InputText | None = Field(default=None, max_length=100)
+    # Per-message idempotency: the same id again (same content) stores nothing new.
+    client_message_id: InputText | None = Field(default=None, min_length=1, max_length=100)
+
+
+class MessagesImport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    # In the order they were said (stored with increasing seq in this order).
+    messages: list[ImportedMessage] = Field(min_length=1)
+
+
+class ImportOut(BaseModel):
+    # Stored now; the others were imported before (same client ids).
+    imported: int
+    already_imported: int
+    first_seq: int
+    last_seq: int
+    # The job embedding the new turns for recall by meaning (progress: memory.indexing events
+    # on /v1/events, then memory.indexed); null when nothing is new or a queued job covers them.
+    index_job_id: int | None

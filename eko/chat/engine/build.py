@@ -34,6 +34,9 @@ class ChatEngineParts:
     web: WebSearchProvider | None
     catalog: AgentCatalog
     orchestrator: Orchestrator
+    # The response writer: the memory node sizes its section by what the writer's prompt
+    # leaves of the reader's budget (ResponseWriter.memory_room).
+    writer: ResponseWriter
 
     async def aclose(self) -> None:
         if self.web is not None:
@@ -65,6 +68,7 @@ def build_chat_engine(
     )
     web = build_web_search(settings, transport=web_transport)
     loader = ContextLoader(database=database, settings=settings, catalog=catalog)
+    writer = ResponseWriter(runtime=runtime, prompts=prompts, settings=settings)
     registry = default_registry(
         settings=settings,
         database=database,
@@ -72,7 +76,7 @@ def build_chat_engine(
         loader=loader,
         docs=docs,
         web=web,
-        writer=ResponseWriter(runtime=runtime, prompts=prompts, settings=settings),
+        writer=writer,
     )
     orchestrator = Orchestrator(
         runtime=runtime, prompts=prompts, settings=settings, registry=registry, catalog=catalog
@@ -93,4 +97,5 @@ def build_chat_engine(
         web=web,
         catalog=catalog,
         orchestrator=orchestrator,
+        writer=writer,
     )

@@ -32,6 +32,7 @@ from eko.chat.text import cap_answer
 from eko.chat.websearch.base import WebSearchResult
 from eko.config import Settings
 from eko.guard.language import detect_language
+from eko.llm.prompt_budget import CHARS_PER_TOKEN
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage, Completion
 from eko.prompts.library import PromptLibrary
@@ -142,6 +143,23 @@ class ResponseWriter:
         messages += turns
         return messages
 
+    def memory_room(self, context: NodeContext) -> int | None:
+        """The characters the memory section may take so that this turn's prompt fits the
+        prompt budget of the provider that will read it (LLMRuntime.prompt_budget_tokens, in
+        characters at CHARS_PER_TOKEN): that budget less the prompt without any section, less
+        the section's heading, each message's template overhead and a few hundred characters
+        for the short sections beside it (the user's profile). None: the provider declares no
+        limit (memory keeps EKO_MEMORY_CONTEXT_MAX_CHARS). Docs and web results are not
+        reserved for: when they are there, the provider may still cut (reported as input_cut
+        in the reply's metadata)."""
+        budget = self._runtime.prompt_budget_tokens()
+        if budget is None:
+            return None
+        bare = self.messages(context, {})
+        used = sum(len(m.content) + MESSAGE_OVERHEAD_CHARS for m in bare)
+        reserved = SECTION_OVERHEAD_CHARS + SMALL_SECTIONS_CHARS
+        return max(0, int(budget * CHARS_PER_TOKEN) - used - reserved)
+
     def _reply_language(self, context: NodeContext) -> str | None:
         """The language the answer must be in (fr / en), None when unclear or off."""
         if not self._settings.writer_reply_language:
@@ -175,6 +193,14 @@ class ResponseWriter:
         )
         return WrittenAnswer(text=completion.text, completion=completion)
 
+
+# A chat template's tokens around each message (role markers), in characters.
+MESSAGE_OVERHEAD_CHARS = 24
+# The memory section's heading ("## <title>\n") and the blank line before it, and room for the
+# short sections beside it (the user's profile: a few lines); docs and web results are not
+# reserved for (memory_room).
+SECTION_OVERHEAD_CHARS = 80
+SMALL_SECTIONS_CHARS = 400
 
 DOCS_SECTION_TITLE = "Documentation (use it first)"
 WEB_SECTION_TITLE = "Web results"
