@@ -128,6 +128,7 @@ async def test_two_workers_store_one_answer(make_harness: HarnessFactory) -> Non
             await other.jobs.drain()
             await other.jobs.aclose()
             await other.engine.aclose()
+        assert one is not None and two is not None
         assert one.id == two.id and one.content == two.content
         assert await _count(h, Message, Message.role == "assistant") == 1
 

@@ -17,6 +17,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import schemathesis
@@ -201,7 +202,7 @@ def test_no_input_gives_a_server_error_or_an_undocumented_response(
     case.call_and_validate(base_url=live_api.url, headers=headers, checks=CHECKS)
 
 
-def _swap_body_names(body: dict[str, object], live_api: LiveApi, fingerprint: int) -> None:
+def _swap_body_names(body: dict[str, Any], live_api: LiveApi, fingerprint: int) -> None:
     """Real names in the body of /v1/chat/completions, as in paths: its `model` names a persona
     and its `user` a room, and the last message is the user's (the new input) and says
     something, so that the fuzzing gets past the 404s and 400s into the chat service."""
@@ -241,7 +242,11 @@ def test_the_completion_route_answers_as_its_document_says(
 ) -> None:
     """The answers fuzzing may reach only by chance (a stream above all), each checked against
     the document: the chat.completion, every event of a stream, OpenAI's error shape."""
-    body = {"model": "eko", "messages": [{"role": "user", "content": "Bonjour Eko"}], **extra}
+    body: dict[str, Any] = {
+        "model": "eko",
+        "messages": [{"role": "user", "content": "Bonjour Eko"}],
+        **extra,
+    }
     case = schema[COMPLETIONS]["POST"].Case(body=body, media_type="application/json")
     headers = {"member": live_api.member}.get(caller or "", {})
     response = case.call_and_validate(base_url=live_api.url, headers=headers, checks=CHECKS)

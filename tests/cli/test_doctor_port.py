@@ -49,7 +49,7 @@ def health_server() -> Iterator[int]:
 
 async def test_doctor_asks_the_port_the_server_recorded(health_server: int, tmp_path: Path) -> None:
     # Configured port: the default (8000); the server was started with `--port N`.
-    settings = Settings(home=tmp_path, _env_file=None)  # type: ignore[call-arg]
+    settings = Settings(home=tmp_path, _env_file=None)
     with recorded(tmp_path, "0.0.0.0", health_server):
         checks = await _server_checks(settings)
     assert checks[0].detail == f"http://127.0.0.1:{health_server}/health: healthy"
@@ -62,7 +62,7 @@ async def test_doctor_asks_the_port_the_server_recorded(health_server: int, tmp_
 async def test_doctor_asks_the_configured_port_without_a_record(
     health_server: int, tmp_path: Path
 ) -> None:
-    settings = Settings(home=tmp_path, port=health_server, _env_file=None)  # type: ignore[call-arg]
+    settings = Settings(home=tmp_path, port=health_server, _env_file=None)
     checks = await _server_checks(settings)
     assert checks[0].detail == f"http://127.0.0.1:{health_server}/health: healthy"
 
