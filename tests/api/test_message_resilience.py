@@ -300,21 +300,22 @@ async def test_no_background_model_work_while_every_provider_is_down(database_ur
         assert "memory_extract" not in purposes
 
 
-@pytest.mark.slow  # ~45 s a backend on 2 cores
+@pytest.mark.slow  # ~25 s on PostgreSQL on 2 cores
 async def test_under_pool_pressure_a_503_stored_nothing_and_everything_stored_is_answered(
     database_url: str,
 ) -> None:
-    # One connection, a short wait for it: many requests are refused. The rule under test: a
-    # 503 means nothing was stored; a stored message is answered (now, or by the recovery
-    # loop), never with the canned apology in place of its answer.
-    pool = PoolLimits(size=1, max_overflow=0, timeout_s=0.15)
+    # One connection, a short wait for it: many requests are refused (on 2 cores, ~17 of 30
+    # on SQLite; on PostgreSQL ~3 refused and ~8 answers left owed, then answered). The rule
+    # under test: a 503 means nothing was stored; a stored message is answered (now, or by
+    # the recovery loop), never with the canned apology in place of its answer.
+    pool = PoolLimits(size=1, max_overflow=0, timeout_s=0.1)
     async with served(database_url, [slow_model(0.05)], pool=pool, chat_answer_retry_s=0.05) as (
         client,
         services,
     ):
         headers = await new_user(services)
         room_id = await new_room(client, headers)
-        posts = [f"pression-{i}" for i in range(60)]
+        posts = [f"pression-{i}" for i in range(30)]
         responses = await asyncio.gather(
             *(
                 client.post(
