@@ -38,6 +38,16 @@ from eko.api.openai_conversation import (
     keep_instructions,
     split,
 )
+from eko.api.openai_reply import (
+    NO_ANSWER,
+    PENDING,
+    completion_id,
+    error_chunk,
+    finish_reason,
+    is_fallback,
+    reply_of,
+    usage_of,
+)
 from eko.api.schemas.openai import (
     CompletionRequest,
     OpenAIError,
@@ -61,27 +71,12 @@ from eko.chat.service import (
 )
 from eko.chat.streaming import LiveReply
 from eko.store import conversations as conversation_repo
-from eko.store import llm_calls as call_repo
 from eko.store import rooms as room_repo
 from eko.store.models import Message, Room, User
-from eko.store.outage import database_busy_or_unavailable
 from eko.wiring import Services
 
 log = structlog.get_logger("eko.api")
 router = APIRouter(tags=["openai"])
-# The message is stored and will be answered (the database failed while answering): the same
-# Idempotency-Key again returns the answer once it is written, never a second one.
-PENDING = (
-    "Your message is stored and will be answered, but the answer could not be written yet "
-    "(database busy). Retry with the same Idempotency-Key to receive it."
-)
-# No model answered: the client may retry after this many seconds.
-NO_ANSWER_RETRY_AFTER_S = 5
-NO_ANSWER = (
-    "No model could answer this message right now (Eko's canned apology is not an answer). "
-    "Your message is stored; retry later (with a new Idempotency-Key, if you sent one: this "
-    "one now returns this error)."
-)
 # Models are listed with the time this process started (personas have no creation date).
 _STARTED = int(time.time())
 
@@ -183,18 +178,18 @@ async def chat_completions(
             )
             exchange = replace(exchange, assistant_message=late, answer_pending=late is None)
         try:
-            reply = _reply_of(exchange)
+            reply = reply_of(exchange)
         except OpenAIError:
             await keeper.release()
             raise
         await keeper.answered(reply)
-        usage = await _usage(services, exchange.user_message)
+        usage = await usage_of(services, exchange.user_message)
         return JSONResponse(
             completion_body(
-                completion_id=_completion_id(exchange.user_message),
+                completion_id=completion_id(exchange.user_message),
                 model=body.model,
                 content=reply.content,
-                finish_reason=_finish_reason(reply),
+                finish_reason=finish_reason(reply),
                 usage=usage,
             ),
             headers=headers,
@@ -213,10 +208,10 @@ async def _chunks(
     include_usage: bool,
 ) -> AsyncIterator[bytes]:
     assert live.user_message is not None
-    completion_id, created = _completion_id(live.user_message), int(time.time())
+    chunk_id, created = completion_id(live.user_message), int(time.time())
 
     def chunk(**fields: Any) -> bytes:
-        body = chunk_body(completion_id=completion_id, model=model, created=created, **fields)
+        body = chunk_body(completion_id=chunk_id, model=model, created=created, **fields)
         return f"data: {json.dumps(body, ensure_ascii=False)}\n\n".encode()
 
     yield chunk(delta={"role": "assistant", "content": ""})
@@ -229,32 +224,32 @@ async def _chunks(
                 yield chunk(delta={"content": item})
                 continue
             if item.exchange is not None and item.exchange.answer_pending:
-                yield _error_chunk(PENDING, "answer_pending")
+                yield error_chunk(PENDING, "answer_pending")
                 return
             if item.exchange is None or item.exchange.assistant_message is None:
-                yield _error_chunk("Eko could not answer this message.", "answer_failed")
+                yield error_chunk("Eko could not answer this message.", "answer_failed")
                 return
             reply = item.exchange.assistant_message
             if (reply.meta or {}).get("incomplete"):
                 # The openai client raises on an error in the stream: the answer broke mid-way.
-                yield _error_chunk(
+                yield error_chunk(
                     "The model stopped answering mid-way; the partial reply is stored, marked "
                     "incomplete.",
                     "stream_interrupted",
                 )
                 return
-            if _is_fallback(reply):
+            if is_fallback(reply):
                 # The status is sent already: the error event makes the client raise.
-                yield _error_chunk(NO_ANSWER, "model_unavailable")
+                yield error_chunk(NO_ANSWER, "model_unavailable")
                 return
             rest = remainder(reply.content, "".join(shown))
             if rest:
                 yield chunk(delta={"content": rest})
-            yield chunk(delta={}, finish_reason=_finish_reason(reply))
+            yield chunk(delta={}, finish_reason=finish_reason(reply))
             await keeper.answered(reply)
             answered = True
             if include_usage:
-                yield chunk(usage=await _usage(services, item.exchange.user_message))
+                yield chunk(usage=await usage_of(services, item.exchange.user_message))
         yield b"data: [DONE]\n\n"
     finally:
         if not answered:
@@ -387,58 +382,6 @@ class _HeadKeeper:
         )
 
 
-async def _usage(services: Services, user_message: Message) -> dict[str, int]:
-    """What the model calls for this message cost (none for a cached or paywalled answer).
-    Read after the answer is stored: a database too busy to tell gives zeros, never an error
-    for a message that was answered."""
-    try:
-        async with services.database.session() as session:
-            calls = await call_repo.list_calls(session, message_id=user_message.id, limit=1000)
-    except Exception as exc:
-        if not database_busy_or_unavailable(exc):
-            raise
-        log.warning("openai.usage_unavailable", message_id=user_message.id)
-        calls = []
-    prompt = sum(c.input_tokens for c in calls)
-    completion = sum(c.output_tokens for c in calls)
-    return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-    }
-
-
-def _reply_of(exchange: Exchange) -> Message:
-    if exchange.answer_pending:
-        raise OpenAIError(
-            503, PENDING, type="server_error", code="answer_pending", headers={"Retry-After": "5"}
-        )
-    if exchange.assistant_message is None:  # a direct room always answers
-        raise OpenAIError(500, "No reply was written.", type="server_error")
-    if _is_fallback(exchange.assistant_message):
-        raise OpenAIError(
-            503,
-            NO_ANSWER,
-            type="server_error",
-            code="model_unavailable",
-            headers={"Retry-After": str(NO_ANSWER_RETRY_AFTER_S)},
-        )
-    return exchange.assistant_message
-
-
-def _is_fallback(reply: Message) -> bool:
-    """The canned apology written when no model answered (eko/chat/reply.py)."""
-    return reply.type == "fallback" or bool((reply.meta or {}).get("fallback"))
-
-
-def _finish_reason(reply: Message) -> str:
-    return "length" if (reply.meta or {}).get("truncated") else "stop"
-
-
-def _completion_id(user_message: Message) -> str:
-    return f"chatcmpl-{user_message.id}"
-
-
 def _no_model(model: str) -> OpenAIError:
     return OpenAIError(
         404,
@@ -450,8 +393,3 @@ def _no_model(model: str) -> OpenAIError:
 
 def _error(exc: OpenAIError) -> JSONResponse:
     return JSONResponse(exc.body, status_code=exc.status, headers=exc.headers)
-
-
-def _error_chunk(message: str, code: str) -> bytes:
-    body = {"error": {"message": message, "type": "server_error", "param": None, "code": code}}
-    return f"data: {json.dumps(body)}\n\n".encode()
