@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.db import Database
@@ -44,11 +44,6 @@ async def settle(session: AsyncSession, user_message_id: str) -> None:
         .where(AnswerOutbox.user_message_id == user_message_id)
         .execution_options(synchronize_session=False)
     )
-
-
-async def settle_now(database: Database, user_message_id: str) -> None:
-    async with database.session() as session:
-        await settle(session, user_message_id)
 
 
 async def renew(
@@ -157,8 +152,3 @@ async def claim_due(
             .execution_options(synchronize_session=False)
         )
         return [row[0] for row in result]
-
-
-async def owed_count(session: AsyncSession) -> int:
-    """User messages still owed an answer (for /health and `eko doctor`)."""
-    return int((await session.execute(select(func.count()).select_from(AnswerOutbox))).scalar_one())
