@@ -54,6 +54,9 @@ REFUSALS: dict[str, str] = {
     "truncated": "The answer was cut short.",
     "incomplete": "The answer stops inside a code block.",
     "fallback": "No model answered: this is a fallback message.",
+    "caller_format": (
+        "JSON or tool calls an API client asked for: not an answer to serve to anyone else."
+    ),
     "personal_context": (
         "The answer depends on the user: their memory or profile was used for it."
     ),

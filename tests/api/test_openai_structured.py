@@ -206,3 +206,48 @@ def test_tool_choice_required_named_and_none(database_url: str) -> None:
         deltas = [d for c in chunks if c.choices for d in c.choices[0].delta.tool_calls or []]
         assert [d.function.name for d in deltas] == ["get_weather"]
         assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "tool_calls"
+
+
+def test_json_and_tool_replies_are_never_served_from_nor_learned_into_the_cache(
+    database_url: str,
+) -> None:
+    question = "How do I export my calendar to Outlook?"
+    calls: list[ProviderRequest] = []
+    with running_eko(database_url, [client_model(calls)]) as eko:
+        created = httpx.post(
+            f"{eko.url}/v1/staff/memory",
+            json={"question": question, "answer": "Use File > Export."},
+            headers={"Authorization": f"Bearer {eko.staff_key}"},
+        )
+        assert created.status_code == 201, created.text
+        api = client(eko)
+        prose = api.chat.completions.create(
+            model="eko", messages=[{"role": "user", "content": question}]
+        )
+        assert prose.choices[0].message.content == "Use File > Export."  # the cache serves
+        raw = api.chat.completions.with_raw_response.create(
+            model="eko",
+            messages=[{"role": "user", "content": question}],
+            response_format={
+                "type": "json_schema",
+                "json_schema": {"name": "c", "schema": CITY_SCHEMA},
+            },
+        )
+        assert json.loads(raw.parse().choices[0].message.content) == {
+            "name": "Paris",
+            "population": 42,
+        }
+        called = api.chat.completions.create(
+            model="eko", messages=[{"role": "user", "content": question}], tools=[WEATHER_TOOL]
+        )
+        assert called.choices[0].finish_reason == "tool_calls"
+        assert len(calls) == 2  # both asked the model, not the cache
+        # A thumbs up on the JSON reply learns nothing.
+        reply = stored(eko, raw.headers["x-eko-room"])[-1]
+        rated = httpx.post(
+            f"{eko.url}/v1/messages/{reply['id']}/feedback",
+            json={"rating": "up"},
+            headers=eko.headers,
+        )
+        assert rated.status_code == 200, rated.text
+        assert rated.json()["learned"] is False and rated.json()["refused"] == "caller_format"
