@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eko.api.schemas.openai import InputMessage, OpenAIError, message_text
+from eko.llm.caller_format import call_function
 from eko.store import conversations as conversation_repo
 from eko.store import messages as message_repo
 from eko.store import rooms as room_repo
@@ -138,7 +139,7 @@ def tool_result_text(turn: ConversationTurn, earlier: Sequence[ConversationTurn]
     """A tool's result as the model reads it, named after the call it answers."""
     name = next(
         (
-            (call.get("function") or {}).get("name")
+            call_function(call).get("name")
             for t in earlier
             for call in t.tool_calls
             if call.get("id") == turn.tool_call_id
@@ -167,7 +168,7 @@ def _canonical(turn: ConversationTurn) -> list[Any]:
 
 
 def _canonical_call(call: dict[str, Any]) -> list[Any]:
-    function = call.get("function") or {}
+    function = call_function(call)
     raw = function.get("arguments")
     try:
         arguments = json.loads(raw) if isinstance(raw, str) else raw

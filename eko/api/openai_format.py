@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from eko.api.schemas.openai import CompletionRequest, OpenAIError
-from eko.llm.caller_format import CallerFormat, check_schema
+from eko.llm.caller_format import CallerFormat, call_function, check_schema
 
 RESPONSE_FORMATS = ("text", "json_object", "json_schema")
 
@@ -31,7 +31,7 @@ def caller_format_of(request: CompletionRequest) -> CallerFormat | None:
         if not tools:
             raise _bad("tool_choice 'required' needs `tools`.", "tool_choice")
     elif isinstance(choice, dict):
-        name = (choice.get("function") or {}).get("name")
+        name = call_function(choice).get("name")
         if choice.get("type") != "function" or not isinstance(name, str):
             raise _bad("tool_choice names a function: {'type': 'function', ...}.", "tool_choice")
         if name not in [tool["function"]["name"] for tool in tools]:

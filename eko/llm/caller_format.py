@@ -50,10 +50,8 @@ class CallerFormat:
     @property
     def forced_tool(self) -> str | None:
         """The tool the caller named in `tool_choice`, if it named one."""
-        if isinstance(self.tool_choice, dict):
-            name = (self.tool_choice.get("function") or {}).get("name")
-            return name if isinstance(name, str) else None
-        return None
+        name = _function(self.tool_choice).get("name")
+        return name if isinstance(name, str) else None
 
     @property
     def call_required(self) -> bool:
@@ -181,17 +179,22 @@ def new_call_id() -> str:
 def check_schema(schema: dict[str, Any]) -> str | None:
     """Why a JSON schema cannot be used, or None."""
     try:
-        jsonschema_rs.validator_for(schema)
-    except (ValueError, TypeError) as exc:
-        return str(exc).splitlines()[0][:300]
+        _validator(schema)
+    except Exception as exc:  # whatever the schema: a 400 naming it, never a 500
+        return (str(exc).splitlines() or [type(exc).__name__])[0][:300]
     return None
+
+
+def _validator(schema: dict[str, Any]) -> Any:
+    # offline: a `$ref` to a URL is never fetched (it would be a request Eko makes for anyone).
+    return jsonschema_rs.validator_for(schema, offline=True)
 
 
 def render_tool_calls(calls: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> str:
     """Tool calls as text, for a model that reads the conversation as text."""
     lines = []
     for call in calls:
-        function = call.get("function") or {}
+        function = _function(call)
         lines.append(
             f"[tool call {call.get('id', '')}: {function.get('name')}"
             f"({function.get('arguments') or '{}'})]"
@@ -199,9 +202,14 @@ def render_tool_calls(calls: list[dict[str, Any]] | tuple[dict[str, Any], ...]) 
     return "\n".join(lines)
 
 
-def _function(tool: dict[str, Any]) -> dict[str, Any]:
-    function = tool.get("function")
+def _function(tool: Any) -> dict[str, Any]:
+    function = tool.get("function") if isinstance(tool, dict) else None
     return function if isinstance(function, dict) else {}
+
+
+def call_function(call: Any) -> dict[str, Any]:
+    """A tool call's `function` ({name, arguments}); {} for a malformed call."""
+    return _function(call)
 
 
 def _call_schema(tool: dict[str, Any]) -> dict[str, Any]:
@@ -228,8 +236,8 @@ def _json(body: str) -> Any:
 
 def _validate(value: Any, schema: dict[str, Any], *, where: str = "") -> None:
     try:
-        validator = jsonschema_rs.validator_for(schema)
-    except (ValueError, TypeError) as exc:  # refused at the API already; a remote's own
+        validator = _validator(schema)
+    except Exception as exc:  # refused at the API already
         raise StructuredOutputError(f"unusable schema: {exc}") from exc
     errors = []
     for error in validator.iter_errors(value):

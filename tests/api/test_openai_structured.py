@@ -251,3 +251,47 @@ def test_json_and_tool_replies_are_never_served_from_nor_learned_into_the_cache(
         )
         assert rated.status_code == 200, rated.text
         assert rated.json()["learned"] is False and rated.json()["refused"] == "caller_format"
+
+
+def test_malformed_formats_tools_and_calls_are_400s_never_500s(database_url: str) -> None:
+    calls: list[ProviderRequest] = []
+    with running_eko(database_url, [client_model(calls)]) as eko:
+
+        def post(**body: Any) -> httpx.Response:
+            return httpx.post(
+                f"{eko.url}/v1/chat/completions",
+                json={"model": "eko", "messages": [{"role": "user", "content": "x"}], **body},
+                headers=eko.headers,
+                timeout=30,
+            )
+
+        remote_ref = {"$ref": "http://127.0.0.1:9/schema.json"}  # never fetched
+        for body, param in (
+            ({"response_format": {"type": "xml"}}, "response_format.type"),
+            ({"response_format": {"type": "json_schema"}}, "response_format.json_schema"),
+            (
+                {"response_format": {"type": "json_schema", "json_schema": {"schema": remote_ref}}},
+                "response_format.json_schema.schema",
+            ),
+            ({"tools": [{"type": "function", "function": "f"}]}, "tools[0]"),
+            ({"tools": [{"type": "function", "function": {}}]}, "tools[0].function.name"),
+            ({"tool_choice": "required"}, "tool_choice"),
+            ({"tool_choice": {"type": "function", "function": "f"}}, "tool_choice"),
+            ({"tool_choice": 3}, "tool_choice"),
+        ):
+            refused = post(**body)
+            assert refused.status_code == 400, (body, refused.text)
+            assert refused.json()["error"]["param"].startswith(param), body
+        # Odd tool calls in the history are kept as they came (no 500), and fingerprinted.
+        odd = post(
+            messages=[
+                {"role": "user", "content": "a"},
+                {"role": "assistant", "tool_calls": [{"function": "f"}, {"id": 1}]},
+                {"role": "tool", "tool_call_id": "nope", "content": "r"},
+                {"role": "user", "content": "b"},
+            ]
+        )
+        assert odd.status_code == 200, odd.text
+        assert calls == [calls[0]] and "[tool result nope: tool]" in " ".join(
+            m.content for m in calls[0].messages
+        )
