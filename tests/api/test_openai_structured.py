@@ -277,6 +277,13 @@ def test_malformed_formats_tools_and_calls_are_400s_never_500s(database_url: str
             ({"tools": [{"type": "function", "function": {}}]}, "tools[0].function.name"),
             ({"tool_choice": "required"}, "tool_choice"),
             ({"tool_choice": {"type": "function", "function": "f"}}, "tool_choice"),
+            (
+                {
+                    "tools": [{"type": "function", "function": {"name": "f"}}],
+                    "tool_choice": {"type": "function", "function": {"name": "g"}},
+                },
+                "tool_choice",
+            ),
             ({"tool_choice": 3}, "tool_choice"),
         ):
             refused = post(**body)
