@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 
 from eko.llm.caller_format import CallerFormat
 from eko.llm.errors import AllProvidersFailed
 from eko.llm.providers import FunctionModel
-from eko.llm.providers.openai_compat import build_payload
+from eko.llm.providers.openai_compat import OpenAICompatProvider, build_payload
 from eko.llm.runtime import LLMRuntime
 from eko.llm.structured import StructuredOutputError
 from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse, Usage
@@ -135,3 +136,35 @@ async def test_the_runtime_re_asks_once_with_the_error_then_gives_up() -> None:
         [ChatMessage("user", "Météo ?")], purpose="writer", caller_format=tools
     )
     assert answered.text == "" and answered.tool_calls[0]["function"]["name"] == "get_weather"
+
+
+async def test_a_remote_providers_tool_calls_come_back_checked() -> None:
+    sent: list[dict] = []
+
+    def upstream(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call("get_weather", '{"city":"Nice"}')],
+        }
+        return httpx.Response(
+            200,
+            json={"model": "gpt", "choices": [{"message": message, "finish_reason": "tool_calls"}]},
+        )
+
+    remote = OpenAICompatProvider(
+        base_url="http://upstream.test/v1", model="gpt", transport=httpx.MockTransport(upstream)
+    )
+    tools = CallerFormat(tools=(TOOL,), tool_choice="required")
+    try:
+        answered = await LLMRuntime([remote]).complete(
+            [ChatMessage("user", "Météo ?")], purpose="writer", caller_format=tools
+        )
+    finally:
+        await remote.aclose()
+    assert sent[0]["tools"] == [TOOL] and sent[0]["tool_choice"] == "required"
+    assert answered.tool_calls[0]["function"] == {
+        "name": "get_weather",
+        "arguments": '{"city": "Nice"}',
+    }
