@@ -76,6 +76,8 @@ def is_fallback(reply: Message) -> bool:
 
 
 def finish_reason(reply: Message) -> str:
+    if reply.tool_calls:
+        return "tool_calls"
     return "length" if (reply.meta or {}).get("truncated") else "stop"
 
 

@@ -25,6 +25,7 @@ from eko.chat.engine.writer import compose_answer
 from eko.chat.pipeline import Draft, Turn, Writer
 from eko.chat.reply_meta import ReplyMeta
 from eko.config import Settings
+from eko.llm.caller_format import CallerFormat
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
 from eko.memory.service import Memory
@@ -63,7 +64,9 @@ class ChainWriter:
         route = (turn.user_message.meta or {}).get("route")
         verdict = classify(turn.user_message.content, route, self.rules)
         complexity = {"mode": verdict.mode, "rule": verdict.rule}
-        if not self.enabled or verdict.mode == "simple":
+        # JSON or tool calls for an API caller: the engine's writer holds the model to them.
+        structured = CallerFormat.from_meta(turn.user_message.meta) is not None
+        if not self.enabled or verdict.mode == "simple" or structured:
             draft = await self.inner.write(turn)
             draft.meta.complexity = complexity
             return draft

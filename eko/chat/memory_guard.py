@@ -7,6 +7,7 @@ from __future__ import annotations
 from eko.chat.pipeline import Draft, Turn
 from eko.chat.reply_meta import ReplyMeta
 from eko.guard.conversation import CACHED_RESPONSE, ConversationGuard
+from eko.llm.caller_format import META_KEY
 from eko.store.models import Message
 
 
@@ -19,6 +20,8 @@ class MemoryGuardStage:
         self._guard = guard
 
     async def respond(self, turn: Turn) -> Draft | None:
+        if not cacheable(turn.user_message):
+            return None
         cached = await self._guard.answer(
             question=turn.user_message.content,
             persona=turn.room.persona,
@@ -41,4 +44,13 @@ class GuardAutoLearn:
         self._guard = guard
 
     async def after(self, turn: Turn, reply: Message) -> None:
-        await self._guard.learn_cacheable(reply)
+        if cacheable(turn.user_message) and not reply.tool_calls:
+            await self._guard.learn_cacheable(reply)
+
+
+def cacheable(user_message: Message) -> bool:
+    """False for a message whose reply is JSON or tool calls for an API caller, or that
+    carries tool results: such a reply is never served from the cache, nor learned into it
+    (it has another shape than the prose the cache holds)."""
+    meta = user_message.meta or {}
+    return META_KEY not in meta and "tool_results" not in meta

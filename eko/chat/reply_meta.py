@@ -54,6 +54,9 @@ class ReplyMeta(BaseModel):
     # The reflexive chain: the message's classification and the chain's own report.
     complexity: dict[str, Any] | None = None
     chain: dict[str, Any] | None = None
+    # What an API caller asked the reply to be (eko/llm/caller_format.py): "json_object",
+    # "json_schema" or "tools". Such a reply is never cached by the memory guard.
+    caller_format: str | None = None
     # A cached answer served by the memory guard.
     action: str | None = None
     memory_guard: dict[str, Any] | None = None

@@ -54,6 +54,9 @@ REFUSALS: dict[str, str] = {
     "truncated": "The answer was cut short.",
     "incomplete": "The answer stops inside a code block.",
     "fallback": "No model answered: this is a fallback message.",
+    "caller_format": (
+        "JSON or tool calls an API client asked for: not an answer to serve to anyone else."
+    ),
     "personal_context": (
         "The answer depends on the user: their memory or profile was used for it."
     ),
@@ -164,13 +167,17 @@ def reply_refusal(*, message_type: str, answer: str, meta: Mapping[str, Any]) ->
     """Why a stored assistant reply can never be cached, or None when it may be.
 
     `meta` is the reply's metadata as the writers store it: `truncated` (stopped on max_tokens),
-    `fallback` (no model answered), `personal_context` (see reply_privacy), and the response
-    writer's `answer_uses_facts` (stored facts its answer repeats).
+    `fallback` (no model answered), `caller_format` (JSON or tool calls for an API caller),
+    `personal_context` (see reply_privacy), and the response writer's `answer_uses_facts`
+    (stored facts its answer repeats).
     """
     if message_type in NOT_LEARNABLE_TYPES:
         return f"not_an_answer:{message_type}"
     if meta.get("fallback"):
         return "fallback"
+    if meta.get("caller_format"):
+        # JSON or tool calls for an API caller: not prose the cache can serve to anyone else.
+        return "caller_format"
     if meta.get("truncated"):
         return "truncated"
     sources = meta.get("personal_context_sources")

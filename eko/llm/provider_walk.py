@@ -2,9 +2,10 @@
 
 Which provider to try next, with how much of the message's deadline; each try's verdict for
 the provider's circuit breaker (eko.llm.failures); every attempt closed in the call log
-(eko.llm.call_log); structured output validated, with one corrective re-ask of the same
-provider; the Completion built; the error when none answered. How one provider is asked —
-whole, or delta by delta — is the only thing the caller brings (a ProviderAsk).
+(eko.llm.call_log); structured output validated (an output model, or an API caller's JSON or
+tools: eko/llm/caller_format.py), with one corrective re-ask of the same provider; the
+Completion built; the error when none answered. How one provider is asked — whole, or delta
+by delta — is the only thing the caller brings (a ProviderAsk).
 
 A provider is passed over when its circuit is open or when what is left of the deadline is
 too short to start a call (a later provider may still fit). Budgets are computed as each
@@ -161,6 +162,7 @@ async def walk_providers(
                 attempts=tuple(attempts.attempts),
                 truncated=answer.response.truncated,
                 input_cut=answer.response.input_cut,
+                tool_calls=answer.response.tool_calls,
             )
     raise none_answered(attempts.attempts, skipped)
 
@@ -188,7 +190,8 @@ async def _ask_provider(
     text, or an unreadable response, counts as a failure.
     """
     provider, breaker = turn.provider, turn.breaker
-    tries = 2 if output is not None else 1
+    caller = request.caller_format
+    tries = 2 if output is not None or caller is not None else 1
     deadline = None if turn.budget is None else time.perf_counter() + turn.budget
     for try_number in range(tries):
         started = time.perf_counter()
@@ -217,7 +220,7 @@ async def _ask_provider(
             ask.failed(failure.error, attempts.attempts)
             return None
         text = response.text.strip()
-        if not text:
+        if not text and not response.tool_calls:
             # Garbage: counts towards the breaker like an error (eko.llm.failures).
             tell_breaker(breaker, empty_answer())
             await attempts.close(
@@ -228,9 +231,14 @@ async def _ask_provider(
         breaker.record_success()
 
         data: BaseModel | None = None
-        if output is not None:
+        if output is not None or caller is not None:
             try:
-                data = parse_output(text, output)
+                if output is not None:
+                    data = parse_output(text, output)
+                else:
+                    assert caller is not None
+                    response = caller.read(response)  # JSON bare, tool calls checked
+                    text = response.text.strip()
             except StructuredOutputError as exc:
                 error = describe_invalid(exc.summary, response)
                 await attempts.close(

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from eko.llm.breaker import BreakerSnapshot, CircuitBreaker
 from eko.llm.call_log import AttemptLog, CallContext
+from eko.llm.caller_format import CallerFormat
 from eko.llm.prompt_budget import prompt_budget_tokens
 from eko.llm.provider_walk import ProviderAsk, WholeAnswer, walk_providers
 from eko.llm.streaming import BeginSink, DeltaSink, StreamedAnswer
@@ -59,6 +60,8 @@ class AskOptions(TypedDict, total=False):
     temperature: float | None
     stop: Sequence[str]
     priority: Priority
+    # An API caller's JSON or tools (eko/llm/caller_format.py): checked, re-asked once.
+    caller_format: CallerFormat | None
 
 
 class LLMRuntime:
@@ -242,9 +245,18 @@ class LLMRuntime:
         """The request with this runtime's defaults, through the one walk, asked `ask`'s way."""
         max_tokens = options.get("max_tokens")
         temperature = options.get("temperature")
+        caller = options.get("caller_format")
+        schema = (
+            output_schema(output)
+            if output is not None
+            else caller.answer_schema()
+            if caller is not None
+            else None
+        )
         request = ProviderRequest(
             messages=tuple(messages),
-            json_schema=output_schema(output) if output is not None else None,
+            json_schema=schema,
+            caller_format=caller if output is None else None,
             max_tokens=max_tokens if max_tokens is not None else self._default_max_tokens,
             temperature=temperature if temperature is not None else self._default_temperature,
             stop=tuple(options.get("stop", ())),

@@ -18,6 +18,7 @@ from typing import (
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
+    from eko.llm.caller_format import CallerFormat
     from eko.llm.prompt_budget import InputCut
 
 Role = Literal["system", "user", "assistant"]
@@ -58,6 +59,9 @@ class ProviderRequest:
     # Native tool definitions (OpenAI `tools` field), sent by providers that support them
     # (eko/chain/native_tools.py). Empty: none.
     tools: tuple[dict[str, Any], ...] = ()
+    # What an API caller asked the reply to be (eko/llm/caller_format.py): passed through by
+    # a remote provider; a local one is held to `json_schema` (its answer_schema) by grammar.
+    caller_format: CallerFormat | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +102,8 @@ class Completion(Generic[OutputT]):
     attempts: tuple[Attempt, ...]
     truncated: bool = False
     input_cut: InputCut | None = None
+    # The tool calls of a reply to a caller's `tools` (eko/llm/caller_format.py).
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
     @property
     def fallback_used(self) -> bool:

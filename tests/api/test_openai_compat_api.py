@@ -135,9 +135,9 @@ def test_errors_come_in_openai_shape(database_url: str) -> None:
             api.chat.completions.create(
                 model="eko",
                 messages=[{"role": "user", "content": "x"}],
-                tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}],
+                functions=[{"name": "f", "parameters": {}}],  # the legacy shape
             )
-        assert refused.value.body["param"] == "tools"  # type: ignore[index]
+        assert refused.value.body["param"] == "functions"  # type: ignore[index]
         with pytest.raises(openai.BadRequestError, match="n must be 1"):
             api.chat.completions.create(
                 model="eko", messages=[{"role": "user", "content": "x"}], n=2

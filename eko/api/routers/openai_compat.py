@@ -8,6 +8,9 @@ stored and answered like any message (idempotent with `Idempotency-Key`), with t
 history, which is what the model sees. System (and developer) messages are the caller's
 instructions for the conversation, kept on the room and layered under the persona and the
 rules by the writer. `user` is the caller's end user, recorded with the message (`end_user`).
+`response_format` (JSON) and `tools` are kept with the message and hold its reply to them
+(eko/api/openai_format.py, eko/llm/caller_format.py): the reply's `tool_calls` come back with
+finish_reason `tool_calls`, and the next request's `tool` messages are its new input.
 `usage` counts the model calls made for the message (llm_calls): a cached or paywalled answer
 spent none. When no model answered (the reply would be the canned apology) the answer is a 503
 with Retry-After. Errors come in OpenAI's shape ({"error": {...}}) on these routes (those of
@@ -34,10 +37,12 @@ from eko.api.openai_auth import authenticate
 from eko.api.openai_conversation import (
     Conversation,
     conversation_room,
+    explicit_room,
     fingerprint,
     keep_instructions,
     split,
 )
+from eko.api.openai_format import caller_format_of
 from eko.api.openai_reply import (
     NO_ANSWER,
     PENDING,
@@ -70,8 +75,9 @@ from eko.chat.service import (
     Overloaded,
 )
 from eko.chat.streaming import LiveReply
+from eko.llm.caller_format import META_KEY as CALLER_FORMAT_KEY
+from eko.llm.caller_format import CallerFormat
 from eko.store import conversations as conversation_repo
-from eko.store import rooms as room_repo
 from eko.store.models import Message, Room, User
 from eko.wiring import Services
 
@@ -131,6 +137,7 @@ async def chat_completions(
         ignored = refused_and_ignored(body)
         if not services.prompts.has_persona(body.model):
             raise _no_model(body.model)
+        caller = caller_format_of(body)
         conversation = split(body.messages)
         text = conversation.message
         # Refused before a room is found or made for it (a refusal leaves no room behind).
@@ -138,7 +145,7 @@ async def chat_completions(
         explicit = x_eko_room or (body.metadata or {}).get("eko_room")
         room = await _room(services, user, body.model, explicit, conversation, idempotency_key)
         room = await keep_instructions(services.database, room, conversation.instructions)
-        meta = {"end_user": body.user} if body.user else None
+        meta = _message_meta(body.user, caller, conversation)
         keeper = _HeadKeeper(services, user, room, conversation)
         headers = {"X-Eko-Room": room.id}
         if ignored:
@@ -191,6 +198,7 @@ async def chat_completions(
                 content=reply.content,
                 finish_reason=finish_reason(reply),
                 usage=usage,
+                tool_calls=reply.tool_calls,
             ),
             headers=headers,
         )
@@ -245,6 +253,9 @@ async def _chunks(
             rest = remainder(reply.content, "".join(shown))
             if rest:
                 yield chunk(delta={"content": rest})
+            if reply.tool_calls:
+                calls = [{"index": i, **call} for i, call in enumerate(reply.tool_calls)]
+                yield chunk(delta={"tool_calls": calls})
             yield chunk(delta={}, finish_reason=finish_reason(reply))
             await keeper.answered(reply)
             answered = True
@@ -254,6 +265,21 @@ async def _chunks(
     finally:
         if not answered:
             await keeper.release()
+
+
+def _message_meta(
+    end_user: str | None, caller: CallerFormat | None, conversation: Conversation
+) -> dict[str, Any] | None:
+    """Kept with the stored message: the caller's end user, the format its reply must have
+    (whoever answers it, now or after a restart), the tool results it carries."""
+    meta: dict[str, Any] = {}
+    if end_user:
+        meta["end_user"] = end_user
+    if caller is not None:
+        meta[CALLER_FORMAT_KEY] = caller.to_meta()
+    if conversation.tool_results is not None:
+        meta["tool_results"] = conversation.tool_results
+    return meta or None
 
 
 async def _checked(services: Services, text: str) -> str:
@@ -306,45 +332,17 @@ async def _room(
     idempotency_key: str | None,
 ) -> Room:
     """The room named explicitly, else the conversation's (eko/api/openai_conversation.py)."""
-    if not room_id:
-        name = f"{user.display_name} & {services.settings.assistant_name} ({persona})"
-        return await conversation_room(
-            services.database,
-            user=user,
-            persona=persona,
-            conversation=conversation,
-            room_name=name,
-            idempotency_key=idempotency_key,
-        )
-    async with services.database.session() as session:
-        room = await room_repo.get_room(session, room_id=room_id)
-        visible = room is not None and (
-            user.role == "staff"
-            or await room_repo.is_member(session, room_id=room_id, user_id=user.id)
-        )
-    if room is None or not visible:
-        raise OpenAIError(
-            404, f"No room {room_id!r} for this key.", param=_ROOM_PARAM, code="room_not_found"
-        )
-    if room.kind != "direct":
-        raise OpenAIError(
-            400,
-            f"Room {room_id!r} is a lobby, where Eko answers only when named: use a direct room.",
-            param=_ROOM_PARAM,
-            code="not_a_direct_room",
-        )
-    if room.persona != persona:
-        raise OpenAIError(
-            400,
-            f"Room {room_id!r} speaks as {room.persona!r}: use model {room.persona!r}.",
-            param="model",
-            code="model_room_mismatch",
-        )
-    return room
-
-
-# Where an explicit room is named: the X-Eko-Room header or the body's metadata.
-_ROOM_PARAM = "metadata.eko_room"
+    if room_id:
+        return await explicit_room(services.database, user=user, persona=persona, room_id=room_id)
+    name = f"{user.display_name} & {services.settings.assistant_name} ({persona})"
+    return await conversation_room(
+        services.database,
+        user=user,
+        persona=persona,
+        conversation=conversation,
+        room_name=name,
+        idempotency_key=idempotency_key,
+    )
 
 
 class _HeadKeeper:
@@ -366,7 +364,7 @@ class _HeadKeeper:
             raise
 
     async def answered(self, reply: Message) -> None:
-        await self._set(self._conversation.head_after(reply.content))
+        await self._set(self._conversation.head_after(reply.content, reply.tool_calls or ()))
 
     async def release(self) -> None:
         with contextlib.suppress(Exception):  # best effort: else the next request forks

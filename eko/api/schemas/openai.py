@@ -17,8 +17,6 @@ from eko.api.schemas.inputs import InputText
 
 # Refused: Eko cannot do what they ask.
 UNSUPPORTED = (
-    "tools",
-    "tool_choice",
     "functions",
     "function_call",
     "parallel_tool_calls",
@@ -43,6 +41,8 @@ IGNORED = (
     "stop",
     "store",
     "service_tier",
+    # Eko asks for one call at a time of a local model; a remote one decides for itself.
+    "parallel_tool_calls",
 )
 
 
@@ -77,6 +77,9 @@ class InputMessage(BaseModel):
     # Checked like every other route's text: NUL and lone surrogates cannot be stored.
     content: InputText | list[ContentPart] | None = None
     name: InputText | None = None
+    # An assistant message's tool calls; a tool message's answer to one of them.
+    tool_calls: list[dict[str, Any]] | None = None
+    tool_call_id: InputText | None = Field(default=None, max_length=200)
 
 
 class StreamOptions(BaseModel):
@@ -95,7 +98,10 @@ class CompletionRequest(BaseModel):
     # `eko_room`: the room to talk in (as the X-Eko-Room header); other keys are not read.
     metadata: dict[str, InputText] | None = None
     n: int | None = None
+    # JSON, tools: read into a CallerFormat (eko/api/openai_format.py).
     response_format: dict[str, Any] | None = None
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: str | dict[str, Any] | None = None
 
 
 def message_text(message: InputMessage, index: int) -> str:
@@ -130,13 +136,6 @@ def refused_and_ignored(request: CompletionRequest) -> list[str]:
             )
     if request.n is not None and request.n != 1:
         raise OpenAIError(400, "Eko writes one reply per message: n must be 1.", param="n")
-    if request.response_format is not None and request.response_format.get("type") != "text":
-        raise OpenAIError(
-            400,
-            "Eko answers in text only: response_format must be {'type': 'text'}.",
-            param="response_format",
-            code="unsupported_parameter",
-        )
     unknown = sorted(set(extra) - set(UNSUPPORTED) - set(IGNORED))
     if unknown:
         raise OpenAIError(
@@ -160,7 +159,11 @@ def completion_body(
     finish_reason: str,
     usage: dict[str, int],
     created: int | None = None,
+    tool_calls: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    if tool_calls:
+        message = {**message, "content": content or None, "tool_calls": tool_calls}
     return {
         "id": completion_id,
         "object": "chat.completion",
@@ -169,7 +172,7 @@ def completion_body(
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": content, "refusal": None},
+                "message": message,
                 "finish_reason": finish_reason,
                 "logprobs": None,
             }

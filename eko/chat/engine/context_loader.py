@@ -28,6 +28,7 @@ from eko.chat.engine.profile import REQUIRED_KEYS, DiscoveryGates
 from eko.chat.engine.quota import QuotaStatus
 from eko.chat.pipeline import Turn
 from eko.config import Settings
+from eko.llm.caller_format import render_tool_calls
 from eko.memory.recent import RecentReader, RecentWindow, sender_names
 from eko.store import chat_profile
 from eko.store import messages as message_repo
@@ -327,7 +328,8 @@ def _history_item(row: Message, names: Mapping[int, str]) -> HistoryItem:
         message_id=row.id,
         seq=row.seq,
         role=row.role,
-        content=row.content,
+        # A tool-call reply (an API caller's tools) is read by the model as text.
+        content="\n".join(p for p in (row.content, render_tool_calls(row.tool_calls or [])) if p),
         sent_at=_iso(row.created_at),
         sender_id=row.sender_id,
         name=names.get(row.sender_id) if row.sender_id is not None else None,

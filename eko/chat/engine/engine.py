@@ -36,6 +36,7 @@ from eko.chat.reply import fallback_draft, provenance
 from eko.chat.reply_meta import ReplyMeta
 from eko.chat.websearch.base import WebSearchResult
 from eko.config import Settings
+from eko.llm.caller_format import CallerFormat
 from eko.prompts.library import PromptLibrary
 from eko.store import chat_profile
 from eko.store.db import Database
@@ -189,8 +190,16 @@ class ChatEngine:
         flags: dict[str, bool] = {}
         fallback: str | None = None
         content = ""
+        caller = CallerFormat.from_meta(turn.user_message.meta)
+        tool_calls = list(answer.completion.tool_calls) if answer is not None else []
         if answer is None:
             fallback = _writer_failure(final)
+        elif caller is not None:
+            # JSON or tool calls, checked by the runtime: the prose shaping (flags, sources,
+            # length cap) would break them.
+            content = answer.text
+            if not content and not tool_calls:
+                fallback = "empty_answer"
         else:
             content, flags = compose_answer(
                 answer.text, web=web, max_chars=self._settings.chat_max_answer_chars
@@ -216,6 +225,8 @@ class ChatEngine:
             quota=_data_of(results, node_b.NODE_ID),
             learned_facts=learned,
         )
+        if caller is not None:
+            meta.caller_format = caller.kind
         if fallback is not None:
             error = final.error if final is not None else "writer node missing"
             log.warning("chat.answer.fallback", reason=fallback, error=error)
@@ -223,7 +234,7 @@ class ChatEngine:
             draft = fallback_draft(self._prompts, fallback)
             draft.meta = meta
             return draft
-        return Draft(content=content, meta=meta)
+        return Draft(content=content, meta=meta, tool_calls=tool_calls or None)
 
     def _personal_sources(
         self, turn: Turn, ctx: ChatContext, results: Mapping[str, NodeResult]

@@ -8,6 +8,7 @@ message:
     writer/blocked.md      (intent not eligible: refuse + alternative)
     writer/sources.md      (web results present)
     writer/caller_instructions.md  (the room's instructions: an OpenAI client's system message)
+    writer/caller_json.md, caller_tools.md  (the message's JSON or tools: caller_format.py)
     the turn's inputs (mode, intent, eligibility, target key, address form)
     sections from the other nodes, by priority: docs first, then web, then the user's context
 
@@ -18,6 +19,7 @@ whole answer stays under MAX_ANSWER_CHARS.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +34,7 @@ from eko.chat.text import cap_answer
 from eko.chat.websearch.base import WebSearchResult
 from eko.config import Settings
 from eko.guard.language import detect_language
+from eko.llm.caller_format import CallerFormat
 from eko.llm.prompt_budget import CHARS_PER_TOKEN
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage, Completion
@@ -111,6 +114,9 @@ class ResponseWriter:
                     instructions=turn.room.instructions.strip(),
                 )
             )
+        caller = CallerFormat.from_meta(turn.user_message.meta)
+        if caller is not None:
+            parts.append(caller_format_section(prompts, caller))
         parts.append(_turn_inputs(context, reply_language=language))
         for section in sections:
             parts.append(f"## {section.title}\n{section.text}")
@@ -183,6 +189,19 @@ class ResponseWriter:
             context_level=context.decision.context_level,
             prompt_chars=sum(len(m.content) for m in messages),
         )
+        caller = CallerFormat.from_meta(context.turn.user_message.meta)
+        if caller is not None:
+            # JSON or tool calls: asked whole (checked, re-asked once), never streamed as
+            # prose; the API hands it out whole.
+            completion = await self._runtime.complete(
+                messages,
+                purpose="writer",
+                room_id=context.turn.room.id,
+                message_id=context.turn.user_message.id,
+                caller_format=caller,
+                max_tokens=max(self._settings.llm_max_tokens, CALLER_FORMAT_MIN_TOKENS),
+            )
+            return WrittenAnswer(text=completion.text, completion=completion)
         # Streamed into the live reply when the request streams (eko/chat/streaming.py).
         completion = await write_streamed(
             self._runtime,
@@ -192,6 +211,41 @@ class ResponseWriter:
             message_id=context.turn.user_message.id,
         )
         return WrittenAnswer(text=completion.text, completion=completion)
+
+
+# A JSON reply or a tool call is cut short by a prose-sized budget: at least this many tokens.
+CALLER_FORMAT_MIN_TOKENS = 512
+
+
+def caller_format_section(prompts: PromptLibrary, caller: CallerFormat) -> str:
+    """What the caller asked the reply to be, said to the model (a remote model gets the
+    format natively as well; a local one is held to it by grammar)."""
+    if not caller.tools:
+        return fill(
+            prompts.text("writer/caller_json.md"),
+            schema=json.dumps(caller.json_schema(), ensure_ascii=False),
+        )
+    tools = [
+        {
+            "name": tool["function"].get("name"),
+            "description": tool["function"].get("description", ""),
+            "parameters": tool["function"].get("parameters") or {},
+        }
+        for tool in caller.tools
+    ]
+    forced = caller.forced_tool
+    choice = (
+        f"Call the tool {forced} now."
+        if forced
+        else "Call one of them now."
+        if caller.call_required
+        else "Call one when it helps to answer; otherwise answer directly."
+    )
+    return fill(
+        prompts.text("writer/caller_tools.md"),
+        choice=choice,
+        tools="\n".join(json.dumps(tool, ensure_ascii=False) for tool in tools),
+    )
 
 
 # A chat template's tokens around each message (role markers), in characters.

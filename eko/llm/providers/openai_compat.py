@@ -132,7 +132,16 @@ def build_payload(
         payload["stop"] = stop
     if request.tools:
         payload["tools"] = list(request.tools)  # native tool calling (eko/chain/native_tools.py)
-    if request.json_schema is not None and structured_output == "json_object":
+    caller = request.caller_format
+    if caller is not None:
+        # An API caller's format, passed through as it came (eko/llm/caller_format.py).
+        if caller.response_format is not None:
+            payload["response_format"] = caller.response_format
+        if caller.tools:
+            payload["tools"] = list(caller.tools)
+            if caller.tool_choice is not None:
+                payload["tool_choice"] = caller.tool_choice
+    elif request.json_schema is not None and structured_output == "json_object":
         # llama-cpp-python's server turns this schema into a grammar; plain JSON modes ignore it.
         payload["response_format"] = {"type": "json_object", "schema": request.json_schema}
     elif request.json_schema is not None:
