@@ -67,8 +67,12 @@ class ChainRunner:
         *,
         history: Sequence[ChatMessage] = (),
         room_id: str | None = None,
+        instructions: str | None = None,
     ) -> ChainResult:
-        """Cancellation propagates; every other failure ends one stage, never the chain."""
+        """Cancellation propagates; every other failure ends one stage, never the chain.
+
+        `instructions`: the caller's own (an OpenAI client's system message), given to every
+        stage under the stage's prompt, as the chat's writer gives them."""
         chain = GlobalBudget(cap=self.global_cap)
         reports: list[StageReport] = []
         for stage in self.stages:
@@ -84,7 +88,15 @@ class ChainRunner:
             try:
                 async with asyncio.timeout(stage.timeout_s):
                     await self._run_stage(
-                        stage, report, chain, question, reports[:-1], context, history, room_id
+                        stage,
+                        report,
+                        chain,
+                        question,
+                        reports[:-1],
+                        context,
+                        history,
+                        room_id,
+                        instructions,
                     )
             except TimeoutError:
                 report.status, report.stop_reason = "timeout", "timeout"
@@ -112,10 +124,11 @@ class ChainRunner:
         context: ToolContext,
         history: Sequence[ChatMessage],
         room_id: str | None,
+        instructions: str | None = None,
     ) -> None:
         guard = StageGuard(budget=stage.budget, chain=chain)
         messages = [
-            ChatMessage("system", self._system(stage)),
+            ChatMessage("system", self._system(stage, instructions)),
             *history,
             ChatMessage("user", self._context(question, earlier)),
         ]
@@ -186,10 +199,18 @@ class ChainRunner:
         error = fill(self._prompts.text("chain/over_limit.md"), limit=MAX_CALLS_PER_TURN)
         return ToolResult(call.name, call.args, False, error=error)
 
-    def _system(self, stage: Stage) -> str:
+    def _system(self, stage: Stage, instructions: str | None = None) -> str:
         parts = [fill(self._prompts.text(f"chain/{stage.prompt}.md"), budget=stage.budget)]
         if self.tools.names:
             parts.append(fill(self._prompts.text("chain/tools.md"), tools=self.tools.describe()))
+        if instructions and instructions.strip():
+            # Under the stage's prompt: on a conflict, it wins (docs/api.md).
+            parts.append(
+                fill(
+                    self._prompts.text("writer/caller_instructions.md"),
+                    instructions=instructions.strip(),
+                )
+            )
         return "\n\n".join(parts)
 
     def _context(self, question: str, earlier: list[StageReport]) -> str:

@@ -236,7 +236,10 @@ class Answerer:
                 if draft.meta.answered_by is None:
                     draft.meta.answered_by = stage.name
                 return draft
-        return await self.writer.write(await self._with_recent(turn))
+        draft = await self.writer.write(await self._with_recent(turn))
+        if turn.room.instructions:
+            draft.meta.caller_instructions = True
+        return draft
 
     async def _with_recent(self, turn: Turn) -> Turn:
         if turn.recent is not None:

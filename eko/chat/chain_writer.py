@@ -76,6 +76,7 @@ class ChainWriter:
                 ToolContext(user=turn.user, room=turn.room, message_id=turn.user_message.id),
                 history=await self._history(turn),
                 room_id=turn.room.id,
+                instructions=turn.room.instructions,
             )
         except Exception:
             log.exception("chain.failed", message_id=turn.user_message.id)

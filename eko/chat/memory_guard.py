@@ -20,7 +20,7 @@ class MemoryGuardStage:
         self._guard = guard
 
     async def respond(self, turn: Turn) -> Draft | None:
-        if not cacheable(turn.user_message):
+        if not cacheable(turn):
             return None
         cached = await self._guard.answer(
             question=turn.user_message.content,
@@ -44,13 +44,16 @@ class GuardAutoLearn:
         self._guard = guard
 
     async def after(self, turn: Turn, reply: Message) -> None:
-        if cacheable(turn.user_message) and not reply.tool_calls:
+        if cacheable(turn) and not reply.tool_calls:
             await self._guard.learn_cacheable(reply)
 
 
-def cacheable(user_message: Message) -> bool:
-    """False for a message whose reply is JSON or tool calls for an API caller, or that
-    carries tool results: such a reply is never served from the cache, nor learned into it
-    (it has another shape than the prose the cache holds)."""
-    meta = user_message.meta or {}
+def cacheable(turn: Turn) -> bool:
+    """False for a message whose reply is JSON or tool calls for an API caller, that carries
+    tool results, or in a room with a caller's instructions (an OpenAI client's system
+    message): such a reply is never served from the cache, nor learned into it (it has
+    another shape than the prose the cache holds, or follows instructions others never gave)."""
+    meta = turn.user_message.meta or {}
+    if turn.room.instructions:
+        return False
     return META_KEY not in meta and "tool_results" not in meta

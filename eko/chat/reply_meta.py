@@ -57,6 +57,9 @@ class ReplyMeta(BaseModel):
     # What an API caller asked the reply to be (eko/llm/caller_format.py): "json_object",
     # "json_schema" or "tools". Such a reply is never cached by the memory guard.
     caller_format: str | None = None
+    # The room had a caller's instructions (an OpenAI client's system message): the reply
+    # follows them, so it is nobody else's answer (never served from nor learned by the cache).
+    caller_instructions: bool | None = None
     # A cached answer served by the memory guard.
     action: str | None = None
     memory_guard: dict[str, Any] | None = None

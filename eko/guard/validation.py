@@ -54,6 +54,9 @@ REFUSALS: dict[str, str] = {
     "truncated": "The answer was cut short.",
     "incomplete": "The answer stops inside a code block.",
     "fallback": "No model answered: this is a fallback message.",
+    "caller_instructions": (
+        "Written under an API client's own instructions: not an answer for anyone else."
+    ),
     "caller_format": (
         "JSON or tool calls an API client asked for: not an answer to serve to anyone else."
     ),
@@ -168,8 +171,9 @@ def reply_refusal(*, message_type: str, answer: str, meta: Mapping[str, Any]) ->
 
     `meta` is the reply's metadata as the writers store it: `truncated` (stopped on max_tokens),
     `fallback` (no model answered), `caller_format` (JSON or tool calls for an API caller),
-    `personal_context` (see reply_privacy), and the response writer's `answer_uses_facts`
-    (stored facts its answer repeats).
+    `caller_instructions` (written under an API caller's system message), `personal_context`
+    (see reply_privacy), and the response writer's `answer_uses_facts` (stored facts its
+    answer repeats).
     """
     if message_type in NOT_LEARNABLE_TYPES:
         return f"not_an_answer:{message_type}"
@@ -178,6 +182,8 @@ def reply_refusal(*, message_type: str, answer: str, meta: Mapping[str, Any]) ->
     if meta.get("caller_format"):
         # JSON or tool calls for an API caller: not prose the cache can serve to anyone else.
         return "caller_format"
+    if meta.get("caller_instructions"):
+        return "caller_instructions"
     if meta.get("truncated"):
         return "truncated"
     sources = meta.get("personal_context_sources")

@@ -253,6 +253,48 @@ def test_json_and_tool_replies_are_never_served_from_nor_learned_into_the_cache(
         assert rated.json()["learned"] is False and rated.json()["refused"] == "caller_format"
 
 
+def test_a_conversation_with_instructions_is_never_served_from_nor_learned_into_the_cache(
+    database_url: str,
+) -> None:
+    question = "How do I export my calendar to Outlook?"
+    calls: list[ProviderRequest] = []
+    with running_eko(database_url, [client_model(calls)]) as eko:
+        created = httpx.post(
+            f"{eko.url}/v1/staff/memory",
+            json={"question": question, "answer": "Use File > Export."},
+            headers={"Authorization": f"Bearer {eko.staff_key}"},
+        )
+        assert created.status_code == 201, created.text
+        api = client(eko)
+        raw = api.chat.completions.with_raw_response.create(
+            model="eko",
+            messages=[
+                {"role": "system", "content": "Answer like a pirate."},
+                {"role": "user", "content": question},
+            ],
+        )
+        assert raw.parse().choices[0].message.content != "Use File > Export."
+        # The model wrote it, under the caller's instructions.
+        assert len(calls) >= 1
+        assert any("Answer like a pirate." in m.content for m in calls[-1].messages)
+        reply = stored(eko, raw.headers["x-eko-room"])[-1]
+        assert reply["metadata"]["caller_instructions"] is True
+        assert reply["metadata"].get("answered_by") != "memory_guard"
+        rated = httpx.post(
+            f"{eko.url}/v1/messages/{reply['id']}/feedback",
+            json={"rating": "up"},
+            headers=eko.headers,
+        )
+        assert rated.status_code == 200, rated.text
+        assert rated.json()["learned"] is False
+        assert rated.json()["refused"] == "caller_instructions"
+        # Without instructions, the same question is still the cache's.
+        plain = api.chat.completions.create(
+            model="eko", messages=[{"role": "user", "content": question}]
+        )
+        assert plain.choices[0].message.content == "Use File > Export."
+
+
 def test_malformed_formats_tools_and_calls_are_400s_never_500s(database_url: str) -> None:
     calls: list[ProviderRequest] = []
     with running_eko(database_url, [client_model(calls)]) as eko:

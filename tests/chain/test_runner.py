@@ -214,3 +214,18 @@ async def test_calls_past_the_per_answer_limit_are_answered_not_dropped(workspac
     assert lines[2].startswith("ERROR read_file:") and "not run" not in lines[2]
     for line in lines[3:]:
         assert line.startswith("ERROR read_file: not run: at most 3 tool calls per answer")
+
+
+async def test_every_stage_reads_the_callers_instructions_under_its_prompt() -> None:
+    stages = [model(answering(f"{name}."), name) for name in ("ol1", "m1", "m2")]
+    result = await chain(*stages).run("q", context(), instructions="Réponds en alexandrins.")
+    assert result.reply == "m2."
+    for stage in stages:
+        system = stage.requests[0].messages[0]
+        assert system.role == "system"
+        assert "Réponds en alexandrins." in system.content
+        # Under the stage's own prompt, which wins on a conflict.
+        assert system.content.index("Réponds en alexandrins.") > 0
+    plain = model(answering("Final."), "m2")
+    await chain(model(offline, "ol1"), model(offline, "m1"), plain).run("q", context())
+    assert "<instructions>" not in plain.requests[0].messages[0].content
