@@ -105,6 +105,11 @@ class Accounts:
             await failure_repo.forget_name(session, login_name=key)
             return await self._open(session, user)
 
+    async def open_session(self, user: User) -> SignedIn:
+        """A session for a user already authenticated another way (an API key)."""
+        async with self._database.session() as session:
+            return await self._open(session, user)
+
     async def session_user(self, token: str) -> tuple[WebSession, User] | None:
         async with self._database.session() as session:
             return await session_repo.find_session(session, token=token)

@@ -16,12 +16,13 @@ from tests.api.conftest import HarnessFactory
 
 async def test_first_run_creates_the_operator_once(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
-        assert (await h.client.get("/v1/auth/setup")).json() == {"needed": True}
+        state = (await h.client.get("/v1/auth/session")).json()
+        assert state["signed_in"] is False and state["setup_needed"] is True
         # Bad input stores nothing: a short password is refused and the setup is still open.
         short = await h.client.post("/v1/auth/setup", json={"name": "Ops", "password": "short"})
         assert short.status_code == 422
         assert short.headers["content-type"].startswith("application/problem+json")
-        assert (await h.client.get("/v1/auth/setup")).json() == {"needed": True}
+        assert (await h.client.get("/v1/auth/session")).json()["setup_needed"] is True
 
         response = await h.client.post("/v1/auth/setup", json={"name": "Ops", "password": PASSWORD})
         assert response.status_code == 201, response.text
@@ -34,7 +35,13 @@ async def test_first_run_creates_the_operator_once(make_harness: HarnessFactory)
 
         me = await h.client.get("/v1/me", headers=browser.reads)
         assert me.status_code == 200 and me.json()["display_name"] == "Ops"
-        assert (await h.client.get("/v1/auth/setup")).json() == {"needed": False}
+        assert (await h.client.get("/v1/auth/session")).json() == {
+            "signed_in": False,
+            "setup_needed": False,
+            "user": None,
+            "csrf_token": None,
+            "expires_at": None,
+        }
         again = await h.client.post(
             "/v1/auth/setup", json={"name": "Intruder", "password": PASSWORD}
         )
@@ -135,10 +142,12 @@ async def test_an_expired_session_and_a_signed_out_one_are_refused(
         expired = await h.client.get("/v1/me", headers=first.reads)
         assert expired.status_code == 401
         assert expired.json()["type"].endswith("session-expired")
-        assert (await h.client.get("/v1/auth/session", headers=first.reads)).status_code == 401
+        assert (await h.client.get("/v1/auth/session", headers=first.reads)).json()[
+            "signed_in"
+        ] is False
 
         state = await h.client.get("/v1/auth/session", headers=second.reads)
-        assert state.status_code == 200 and state.json()["csrf_token"] == second.csrf
+        assert state.json()["signed_in"] is True and state.json()["csrf_token"] == second.csrf
         # Signing out is a write: without the token it is refused and the session lives on.
         kept = await h.client.post("/v1/auth/signout", headers=second.reads)
         assert kept.status_code == 403
@@ -149,3 +158,17 @@ async def test_an_expired_session_and_a_signed_out_one_are_refused(
             out.headers["set-cookie"].lower()
         )
         assert (await h.client.get("/v1/me", headers=second.reads)).status_code == 401
+
+
+async def test_a_key_opens_a_page_session_and_a_bad_key_does_not(
+    make_harness: HarnessFactory,
+) -> None:
+    async with make_harness() as h:
+        _, program = await h.user("bob")
+        response = await h.client.post("/v1/auth/key", headers=program)
+        h.client.cookies.clear()
+        browser = session_of(response)
+        assert (await h.client.get("/v1/me", headers=browser.reads)).json()["display_name"] == "bob"
+        refused = await h.client.post("/v1/auth/key", headers={"Authorization": "Bearer eko_no"})
+        assert refused.status_code == 401 and "set-cookie" not in refused.headers
+        assert (await h.client.post("/v1/auth/key")).status_code == 401

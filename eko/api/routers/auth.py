@@ -10,9 +10,9 @@ from fastapi import APIRouter, Request, Response, status
 from eko.accounts.errors import AccountError
 from eko.accounts.service import SignedIn
 from eko.api.account_problems import as_problem
-from eko.api.deps import CSRF_HEADER, SESSION_COOKIE, AccountsDep
+from eko.api.deps import CSRF_HEADER, SESSION_COOKIE, AccountsDep, CurrentUser
 from eko.api.problems import Problem, problem_responses
-from eko.api.schemas.accounts import Credentials, SessionOut, SetupState
+from eko.api.schemas.accounts import Credentials, SessionOut, SessionState
 from eko.api.schemas.rooms import UserOut
 
 router = APIRouter(prefix="/v1/auth", tags=["accounts"])
@@ -39,12 +39,6 @@ def set_session_cookie(response: Response, request: Request, signed_in: SignedIn
 
 def client_address(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
-
-
-@router.get("/setup")
-async def setup_state(accounts: AccountsDep) -> SetupState:
-    """Whether this server still needs its operator (no user yet)."""
-    return SetupState(needed=await accounts.needs_setup())
 
 
 @router.post("/setup", status_code=status.HTTP_201_CREATED, responses=problem_responses(409, 422))
@@ -75,20 +69,36 @@ async def sign_in(
     return set_session_cookie(response, request, signed_in)
 
 
-@router.get("/session", responses=problem_responses(401))
+@router.get("/session")
 async def current_session(
     request: Request, response: Response, accounts: AccountsDep
-) -> SessionOut:
-    """The signed-in page's user and CSRF token (the cookie itself is unreadable by scripts)."""
+) -> SessionState:
+    """Who this browser is signed in as (its cookie is unreadable by scripts) with the CSRF
+    token its writes send; when nobody is, whether the server still needs its operator."""
+    response.headers["Cache-Control"] = "no-store"
     token = request.cookies.get(SESSION_COOKIE)
     found = await accounts.session_user(token) if token else None
     if found is None:
-        raise Problem(401, "not-signed-in", "Not signed in", "Sign in with a name and password.")
+        return SessionState(signed_in=False, setup_needed=await accounts.needs_setup())
     web_session, user = found
-    response.headers["Cache-Control"] = "no-store"
-    return SessionOut(
-        user=UserOut.of(user), csrf_token=web_session.csrf_token, expires_at=web_session.expires_at
+    return SessionState(
+        signed_in=True,
+        setup_needed=False,
+        user=UserOut.of(user),
+        csrf_token=web_session.csrf_token,
+        expires_at=web_session.expires_at,
     )
+
+
+@router.post("/key", responses=problem_responses(401))
+async def sign_in_with_key(
+    user: CurrentUser, request: Request, response: Response, accounts: AccountsDep
+) -> SessionOut:
+    """A session cookie for the holder of an API key (`Authorization: Bearer`): the page's
+    "use an API key" sign-in; the page keeps the cookie, never the key."""
+    if request.headers.get("authorization") is None:
+        raise Problem(401, "missing-api-key", "Missing API key", "Send `Authorization: Bearer`.")
+    return set_session_cookie(response, request, await accounts.open_session(user))
 
 
 @router.post("/signout", status_code=status.HTTP_204_NO_CONTENT, responses=problem_responses(403))

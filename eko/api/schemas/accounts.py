@@ -21,9 +21,16 @@ class Credentials(BaseModel):
     password: str = Field(min_length=1, max_length=1000)
 
 
-class SetupState(BaseModel):
-    # True while the server has no user: the page offers to create the operator.
-    needed: bool
+class SessionState(BaseModel):
+    """What the page needs at load: who is signed in (by cookie), or whether the server still
+    needs its operator (no user yet: the page offers to create it)."""
+
+    signed_in: bool
+    setup_needed: bool
+    user: UserOut | None = None
+    # Sent back in X-CSRF-Token on every write made with the cookie.
+    csrf_token: str | None = None
+    expires_at: datetime | None = None
 
 
 class SessionOut(BaseModel):
