@@ -156,3 +156,30 @@ async def test_the_quick_start_user_chats_past_the_free_quota(
 
         assert await ninth_reply_type(operator_key) == "message"
         assert await ninth_reply_type(member_key) == "paywall"
+
+
+def test_create_with_a_password_then_set_another(cli_env: str) -> None:
+    from eko.accounts.passwords import Passwords
+
+    result = runner.invoke(
+        app, ["users", "create", "Camille", "--password"], input="un secret sûr\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "signs in on the page as Camille" in result.output
+    camille = _user(cli_env, "Camille")
+    assert camille.login_name == "camille"
+    passwords = Passwords()
+    assert run_isolated(passwords.verify(camille.password_hash, "un secret sûr"))
+
+    short = runner.invoke(app, ["users", "create", "Bob", "--password"], input="court\n")
+    assert short.exit_code == 1 and "8 to 1000" in short.output
+    taken = runner.invoke(
+        app, ["users", "create", "CAMILLE", "--password"], input="un secret sûr\n"
+    )
+    assert taken.exit_code == 1 and "taken" in taken.output
+
+    changed = runner.invoke(app, ["users", "set-password", "Camille"], input="un autre secret\n")
+    assert changed.exit_code == 0, changed.output
+    camille = _user(cli_env, "Camille")
+    assert run_isolated(passwords.verify(camille.password_hash, "un autre secret"))
+    assert not run_isolated(passwords.verify(camille.password_hash, "un secret sûr"))
