@@ -103,6 +103,8 @@ class Accounts:
             raise bad_credentials()
         async with self._database.session() as session:
             await failure_repo.forget_name(session, login_name=key)
+            # Ended sessions are forgotten a day later (here and at sign-out).
+            await session_repo.prune_sessions(session, before=now - timedelta(days=1))
             return await self._open(session, user)
 
     async def open_session(self, user: User) -> SignedIn:
@@ -118,20 +120,6 @@ class Accounts:
         async with self._database.session() as session:
             await session_repo.revoke_session(session, token=token)
             await session_repo.prune_sessions(session, before=datetime.now(UTC) - timedelta(days=1))
-
-    async def set_password(self, *, user_id: int, password: str) -> User:
-        """Give an existing user a password (their display name becomes their sign-in name)."""
-        self._check_password(password)
-        password_hash = await self._passwords.hash(password)
-        async with self._database.session() as session:
-            user = await session.get(User, user_id)
-            if user is None:
-                raise AccountError(404, "user-not-found", "User not found")
-            await self._claim_name(session, user.display_name, user_id=user.id)
-            user.login_name = user_repo.login_key(user.display_name)
-            user.password_hash = password_hash
-            await session.flush()
-            return user
 
     # ---- invitations -------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from eko.cli.common import (
 from eko.cli.ids import resolve_user
 from eko.config import mask_url
 from eko.store import users as user_repo
+from eko.store import web_sessions as session_repo
 from eko.store.models import User
 
 app = typer.Typer(help="Create and list users; make them pro or not.", no_args_is_help=True)
@@ -115,7 +116,7 @@ def _read_password_hash(min_chars: int) -> str:
 @app.command("set-password")
 def set_password(user: UserArg) -> None:
     """Give a user a (new) password: read from stdin, or asked twice on a terminal. They sign
-    in on the page with their display name."""
+    in on the page with their display name; their open sessions end."""
     settings = load_settings()
     password_hash = _read_password_hash(settings.password_min_chars)
 
@@ -127,6 +128,8 @@ def set_password(user: UserArg) -> None:
                 fail(f"the sign-in name {found.display_name!r} is taken by another user")
             found.login_name = user_repo.login_key(found.display_name)
             found.password_hash = password_hash
+            # Signed out everywhere: whoever knew the old password keeps no session.
+            await session_repo.revoke_user_sessions(session, user_id=found.id)
             return found
 
     found = run(go())

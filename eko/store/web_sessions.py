@@ -70,3 +70,12 @@ async def prune_sessions(session: AsyncSession, *, before: datetime) -> None:
             (WebSession.expires_at < before) | (WebSession.revoked_at < before)
         )
     )
+
+
+async def revoke_user_sessions(session: AsyncSession, *, user_id: int) -> None:
+    """Sign a user out everywhere (a new password)."""
+    await session.execute(
+        update(WebSession)
+        .where(WebSession.user_id == user_id, WebSession.revoked_at.is_(None))
+        .values(revoked_at=datetime.now(UTC))
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from typer.testing import CliRunner
 
 from eko.cli import app
 from eko.store import users as user_repo
+from eko.store import web_sessions as session_repo
 from eko.store.db import Database
 from tests.conftest import run_isolated
 
@@ -178,8 +180,30 @@ def test_create_with_a_password_then_set_another(cli_env: str) -> None:
     )
     assert taken.exit_code == 1 and "taken" in taken.output
 
+    async def open_session(user_id: int) -> str:
+        database = Database(cli_env)
+        try:
+            async with database.session() as session:
+                token, _ = await session_repo.open_session(
+                    session, user_id=user_id, ttl=timedelta(hours=1)
+                )
+                return token
+        finally:
+            await database.dispose()
+
+    async def session_alive(token: str) -> bool:
+        database = Database(cli_env)
+        try:
+            async with database.session() as session:
+                return await session_repo.find_session(session, token=token) is not None
+        finally:
+            await database.dispose()
+
+    token = run_isolated(open_session(camille.id))
+    assert run_isolated(session_alive(token))
     changed = runner.invoke(app, ["users", "set-password", "Camille"], input="un autre secret\n")
     assert changed.exit_code == 0, changed.output
+    assert not run_isolated(session_alive(token))  # signed out everywhere
     camille = _user(cli_env, "Camille")
     assert run_isolated(passwords.verify(camille.password_hash, "un autre secret"))
     assert not run_isolated(passwords.verify(camille.password_hash, "un secret sûr"))
