@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
+from eko.accounts.passwords import Passwords
+from eko.accounts.service import Accounts
 from eko.chat.chain_writer import build_chain_writer
 from eko.chat.engine import ChatEngineParts, build_chat_engine
 from eko.chat.engine.warmup import stable_prefixes, warm_up
@@ -74,6 +76,8 @@ class Services:
     # Histories imported into rooms: stored at once, indexed by a job (POST …/messages:import,
     # `eko rooms import`).
     history_import: HistoryImport
+    # Sign-in with a password, the page's sessions, the first-run operator, invitations.
+    accounts: Accounts
     # The collections searched in memory (EKO_VECTOR_MEMORY_COLLECTIONS: the memory guard's
     # entries, the rooms' turns) in front of `vectors`.
     memory_vectors: VectorIndex | None = None
@@ -268,6 +272,12 @@ def build_services(
             events=events,
             max_messages=settings.import_max_messages,
             max_message_chars=settings.max_message_chars,
+        ),
+        accounts=Accounts(
+            database,
+            settings,
+            Passwords(),
+            default_free_quota_limit=settings.default_free_quota_limit,
         ),
         memory_vectors=memory_vectors,
         recovery=AnswerRecovery(

@@ -33,6 +33,8 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"eko.guard"}),
     frozenset({"eko.llm"}),
     frozenset({"eko.embed"}),
+    # Accounts: passwords, sessions, invitations (over the store).
+    frozenset({"eko.accounts"}),
     frozenset({"eko.store"}),
     frozenset({"eko.prompts"}),
     # eko.text: text normalisation shared by every layer, importing nothing from eko.

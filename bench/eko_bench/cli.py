@@ -34,6 +34,10 @@ _SUITES = {
         "eko_bench.bench_pipeline",
         "chat pipeline overhead per message (10k history, 1k docs chunks), SQLite and PostgreSQL",
     ),
+    "signin": (
+        "eko_bench.bench_signin",
+        "sign-in time: right password, wrong password, unknown name (argon2id, SQLite)",
+    ),
     "chain": (
         "eko_bench.bench_chain",
         "reflexive chain vs a 15-turn single loop: turns, model calls, reply (scripted models)",

@@ -21,6 +21,8 @@ from eko.api.openai_errors import OpenAIErrorShapeMiddleware
 from eko.api.overload import install_overload_handlers
 from eko.api.problems import install_problem_handlers
 from eko.api.routers import (
+    api_keys,
+    auth,
     chat_message,
     chat_one_call,
     chat_profile,
@@ -28,6 +30,7 @@ from eko.api.routers import (
     events,
     guard,
     health,
+    invitations,
     jobs,
     memory,
     openai_compat,
@@ -116,6 +119,9 @@ def create_app(
     app.include_router(jobs.router)
     app.include_router(reflection.router)
     app.include_router(room_members.router)
+    app.include_router(auth.router)
+    app.include_router(invitations.router)
+    app.include_router(api_keys.router)
     install_docs(app)  # before /static: it mounts /static/docs
     app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
 

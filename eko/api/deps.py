@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -9,6 +10,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from eko.accounts.service import Accounts
 from eko.api.problems import Problem
 from eko.chat.service import ChatService
 from eko.config import Settings
@@ -46,10 +48,15 @@ def get_prompts(services: ServicesDep) -> PromptLibrary:
     return services.prompts
 
 
+def get_accounts(services: ServicesDep) -> Accounts:
+    return services.accounts
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 DatabaseDep = Annotated[Database, Depends(get_database)]
 ChatDep = Annotated[ChatService, Depends(get_chat)]
 PromptsDep = Annotated[PromptLibrary, Depends(get_prompts)]
+AccountsDep = Annotated[Accounts, Depends(get_accounts)]
 
 
 async def get_session(database: DatabaseDep) -> AsyncIterator[AsyncSession]:
@@ -65,18 +72,31 @@ async def get_session(database: DatabaseDep) -> AsyncIterator[AsyncSession]:
 SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 
 _UNAUTHORIZED = {"WWW-Authenticate": "Bearer"}
+# The page's session cookie (eko/api/routers/auth.py sets it) and the header its writes carry.
+SESSION_COOKIE = "eko_session"
+CSRF_HEADER = "X-CSRF-Token"
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 async def current_user(
+    request: Request,
     database: DatabaseDep,
+    accounts: AccountsDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> User:
+    """The caller: an API key (`Authorization: Bearer`, for programs, never CSRF-checked) or
+    the page's session cookie, whose writes must carry the session's CSRF token."""
+    if credentials is None and request.headers.get("authorization") is None:
+        token = request.cookies.get(SESSION_COOKIE)
+        if token:
+            return await _cookie_user(request, accounts, token)
     if credentials is None or credentials.scheme.lower() != "bearer" or not credentials.credentials:
         raise Problem(
             401,
             "missing-api-key",
             "Missing API key",
-            "Send `Authorization: Bearer <key>`; create a key with `eko users create NAME`.",
+            "Sign in, or send `Authorization: Bearer <key>` (keys: the page's settings, "
+            "POST /v1/me/keys, `eko users create NAME`).",
             headers=_UNAUTHORIZED,
         )
     # Its own short transaction: the connection goes back to the pool before the route runs,
@@ -85,6 +105,25 @@ async def current_user(
         user = await user_repo.get_by_api_key(session, api_key=credentials.credentials)
     if user is None:
         raise Problem(401, "invalid-api-key", "Invalid API key", headers=_UNAUTHORIZED)
+    return user
+
+
+async def _cookie_user(request: Request, accounts: Accounts, token: str) -> User:
+    found = await accounts.session_user(token)
+    if found is None:
+        raise Problem(
+            401, "session-expired", "Session expired", "Sign in again.", headers=_UNAUTHORIZED
+        )
+    web_session, user = found
+    if request.method not in _SAFE_METHODS:
+        sent = request.headers.get(CSRF_HEADER, "")
+        if not sent or not hmac.compare_digest(sent, web_session.csrf_token):
+            raise Problem(
+                403,
+                "csrf-refused",
+                "Missing or wrong CSRF token",
+                f"A write signed in by cookie sends the session's token in {CSRF_HEADER}.",
+            )
     return user
 
 

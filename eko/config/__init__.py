@@ -11,6 +11,7 @@
     vectors.py       the in-memory vector index       guard.py     the memory guard
     jobs.py          background jobs                  events.py    live events
     lobby.py         the lobby's proactive side       chain.py     the reflexive chain
+    accounts.py      sign-in, sessions, invitations
 
 A component that needs one concern takes its section's type (`GuardSettings`, â€¦); the whole
 `Settings` is an instance of every section.
@@ -18,6 +19,7 @@ A component that needs one concern takes its section's type (`GuardSettings`, â€
 
 from __future__ import annotations
 
+from eko.config.accounts import AccountSettings
 from eko.config.chain import ChainSettings
 from eko.config.chat import (
     ChatEngineSettings,
@@ -45,6 +47,7 @@ __all__ = [
     "BUNDLED_MODEL_NAMES",
     "DATABASE_FILE_NAME",
     "DEFAULT_LOCAL_MODEL",
+    "AccountSettings",
     "ChainSettings",
     "ChatEngineSettings",
     "ContextBudgetSettings",

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from eko.config.accounts import AccountSettings
 from eko.config.chain import ChainSettings
 from eko.config.chat import (
     ChatEngineSettings,
@@ -36,6 +37,7 @@ from eko.config.writer import WriterSettings
 
 
 class Settings(
+    AccountSettings,
     LobbySettings,
     ChainSettings,
     RecallSettings,

@@ -1,8 +1,10 @@
 """Short-lived tokens for browsers, which cannot set an Authorization header on a WebSocket or
 an EventSource: `POST /v1/events/token` (with the API key) returns one for `?token=`.
 
-A token is `<user public id>.<expiry>.<HMAC>`, keyed by the user's stored API-key hash: every
-worker can check it with no shared secret and no table, and a new API key voids old tokens.
+A token is `<user public id>.<expiry>.<HMAC>`, keyed by the user's random per-user secret
+(`users.api_key_hash`, no longer a key anyone holds: keys live in api_keys): every worker can
+check it with no shared secret and no table, and revoking a key renews the secret, which voids
+old tokens.
 A connection opened with a token ends when the token expires (eko.api.routers.events).
 """
 

@@ -53,7 +53,13 @@ class User(Base):
     public_id: Mapped[str] = mapped_column(String(32), unique=True, default=new_id)
     display_name: Mapped[str] = mapped_column(String(200))
     role: Mapped[str] = mapped_column(String(16), default="member")  # member | staff
+    # Not a key any more (migration 0014 moved keys to api_keys): a per-user random secret that
+    # signs the browser's event tokens (eko.events.tokens); revoking a key renews it.
     api_key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # Signing in with a password (migration 0014): the name typed at sign-in (case-folded,
+    # unique) and the argon2id hash; both None for a user who only has API keys.
+    login_name: Mapped[str | None] = mapped_column(String(100), unique=True, nullable=True)
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     is_pro: Mapped[bool] = mapped_column(Boolean, default=False)
     free_quota_used: Mapped[int] = mapped_column(Integer, default=0)
     free_quota_limit: Mapped[int] = mapped_column(Integer, default=8)

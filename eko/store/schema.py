@@ -7,6 +7,7 @@ model module adds one import line below.
 from __future__ import annotations
 
 from eko.store import (
+    account_models,  # API keys, the page's sessions, invitations, failed sign-ins
     chat_models,  # chat engine: facts, agents, services, docs
     conversation_models,  # OpenAI clients' conversations -> rooms
     guard_models,  # memory guard
@@ -23,6 +24,7 @@ metadata = Base.metadata
 
 __all__ = [
     "Base",
+    "account_models",
     "chat_models",
     "conversation_models",
     "guard_models",

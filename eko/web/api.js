@@ -28,15 +28,20 @@ export function newId() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-// makeApi(getKey, {onNetwork(ok)}) -> {api, apiStream}
-export function makeApi(getKey, { onNetwork = () => {} } = {}) {
-  function headers(extra = {}) {
-    const key = getKey();
-    return { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...extra };
+const SAFE_METHODS = ["GET", "HEAD", "OPTIONS"];
+
+// makeApi(getCsrf, {onNetwork(ok)}) -> {api, apiStream}
+// The page is signed in by its HttpOnly session cookie (sent by the browser); every write
+// carries the session's CSRF token in X-CSRF-Token, which the server checks.
+export function makeApi(getCsrf, { onNetwork = () => {} } = {}) {
+  function headers(method, extra = {}) {
+    const csrf = getCsrf();
+    const write = !SAFE_METHODS.includes((method || "GET").toUpperCase());
+    return { ...(write && csrf ? { "X-CSRF-Token": csrf } : {}), ...extra };
   }
 
   async function send(path, options = {}) {
-    const init = { ...options, headers: headers(options.headers) };
+    const init = { ...options, headers: headers(options.method, options.headers) };
     if (options.json !== undefined) {
       init.body = JSON.stringify(options.json);
       init.headers["Content-Type"] = "application/json";

@@ -1,8 +1,9 @@
-// The shell of the page: sign-in, routing by location hash, settings, banner.
+// The shell of the page: sign-in (signin.js), routing by location hash, settings, banner.
 //
 // Contract with the lobby / status bar / badges / staff modules (their own files):
 //   lobby.js     mountLobby(container, ctx, roomId)          route #/lobby/<roomId>
 //   staff.js     mountStaff(container, ctx, page)            route #/staff/guard|memory|jobs
+//   users_page.js mountUsers(container, ctx)                 route #/staff/users
 //                (the staff nav shows only when ctx.me.role == "staff")
 //   badges.js    renderChainBadges(message, ctx) -> HTMLElement | null, appended under each
 //                finished assistant message (messages.js)
@@ -28,20 +29,20 @@ import { renderMarkdown } from "./markdown.js";
 import { createMessageElement } from "./messages.js";
 import { createRoomList, roomHref } from "./rooms.js";
 import { createSettings } from "./settings.js";
+import { createSignin } from "./signin.js";
 
-const KEY = "eko.apiKey";
 const $ = (id) => document.getElementById(id);
 
 const banner = createBanner($("banner"), t);
-let apiKey = localStorage.getItem(KEY);
-const { api, apiStream } = makeApi(() => apiKey, { onNetwork: (ok) => banner.network(ok) });
+// The session's CSRF token (the session itself is an HttpOnly cookie the page cannot read).
+let csrf = null;
+const { api, apiStream } = makeApi(() => csrf, { onNetwork: (ok) => banner.network(ok) });
 
 function reportError(error) {
   if (error?.name === "AbortError") return;
   if (error?.status === 0) return; // the banner says it
   if (error?.status === 401) {
-    // The key was revoked while signed in: back to the sign-in form.
-    localStorage.removeItem(KEY);
+    // The session expired or was signed out elsewhere: back to the sign-in form.
     location.reload();
     return;
   }
@@ -53,36 +54,21 @@ translateTree(document);
 
 // ---- sign in / out ---------------------------------------------------------------------------
 
-function showSignin(errorKey = null) {
-  $("shell").hidden = true;
-  $("signin").hidden = false;
-  $("signin-error").textContent = errorKey ? t(errorKey) : "";
-  $("signin-key").focus();
-}
-
-async function signIn(key, { remember }) {
-  apiKey = key;
-  try {
-    const me = await api("/v1/me");
-    if (remember) localStorage.setItem(KEY, key);
-    start(me);
-  } catch (error) {
-    apiKey = null;
-    localStorage.removeItem(KEY);
-    showSignin(error?.status === 401 ? "signin.invalid" : "signin.unreachable");
-  }
-}
-
-$("signin-form").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const key = $("signin-key").value.trim();
-  if (key) signIn(key, { remember: true });
+const signin = createSignin(api, {
+  onSignedIn: (session) => {
+    csrf = session.csrf_token;
+    start(session.user);
+  },
 });
 
-$("signout").addEventListener("click", () => {
-  localStorage.removeItem(KEY);
-  apiKey = null;
-  location.hash = "";
+$("signout").addEventListener("click", async () => {
+  try {
+    await api("/v1/auth/signout", { method: "POST" });
+  } catch (error) {
+    if (error?.status !== 401) console.warn("eko:", error);
+  }
+  csrf = null;
+  history.replaceState(null, "", location.pathname);
   location.reload();
 });
 
@@ -143,6 +129,9 @@ function start(me) {
     } else if (view === "lobby" && id) {
       rooms.setActive(id);
       cleanup = await mountModule(container, "./lobby.js", (m) => m.mountLobby(container, ctx, id));
+    } else if (view === "staff" && id === "users" && me.role === "staff") {
+      rooms.setActive(null);
+      cleanup = await mountModule(container, "./users_page.js", (m) => m.mountUsers(container, ctx));
     } else if (view === "staff" && ["guard", "memory", "jobs"].includes(id) && me.role === "staff") {
       rooms.setActive(null);
       cleanup = await mountModule(container, "./staff.js", (m) => m.mountStaff(container, ctx, id));
@@ -154,7 +143,7 @@ function start(me) {
   }
 
   // A direct room is one person and Eko; a lobby is a room others join (members are added
-  // from the lobby view by their public id).
+  // from the lobby view by name, with suggestions).
   for (const [id, kind] of [["new-room", "direct"], ["new-lobby", "lobby"]]) {
     $(id).addEventListener("click", async () => {
       try {
@@ -227,5 +216,4 @@ function showPick(container) {
   container.replaceChildren(p);
 }
 
-if (apiKey) signIn(apiKey, { remember: true });
-else showSignin();
+signin.boot();

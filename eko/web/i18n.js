@@ -5,10 +5,8 @@ const DICTIONARY = {
   en: {
     "app.title": "Eko",
     "signin.title": "Sign in",
-    "signin.help": "Paste your API key (an administrator creates it with: eko users create NAME).",
     "signin.key": "API key",
     "signin.submit": "Sign in",
-    "signin.invalid": "This key was refused.",
     "signin.unreachable": "The server cannot be reached; try again.",
     "signout": "Sign out",
     "settings": "Settings",
@@ -62,10 +60,8 @@ const DICTIONARY = {
   fr: {
     "app.title": "Eko",
     "signin.title": "Connexion",
-    "signin.help": "Collez votre clé d'API (un administrateur la crée avec : eko users create NOM).",
     "signin.key": "Clé d'API",
     "signin.submit": "Se connecter",
-    "signin.invalid": "Cette clé a été refusée.",
     "signin.unreachable": "Le serveur est injoignable ; réessayez.",
     "signout": "Se déconnecter",
     "settings": "Réglages",

@@ -54,15 +54,20 @@ export async function mountLobby(container, ctx, roomId) {
   const send = el("button", "lobby-send", label(ctx, "lobby.send"), { type: "submit", "data-testid": "lobby-send" });
   form.append(input, send);
   const invite = el("form", "lobby-invite");
+  const suggestionsId = `lobby-suggestions-${roomId}`;
   const inviteInput = el("input", "", null, {
     type: "text",
     placeholder: label(ctx, "lobby.addMember"),
     "aria-label": label(ctx, "lobby.addMember"),
-    maxlength: 64,
+    maxlength: 200,
+    autocomplete: "off",
+    list: suggestionsId,
     "data-testid": "lobby-add-member",
   });
+  const suggestions = el("datalist", "", null, { id: suggestionsId, "data-testid": "lobby-member-suggestions" });
   invite.append(
     inviteInput,
+    suggestions,
     el("button", "", label(ctx, "lobby.add"), { type: "submit", "data-testid": "lobby-add-member-submit" }),
   );
   root.append(header, list, notice, form, invite);
@@ -233,12 +238,34 @@ export async function mountLobby(container, ctx, roomId) {
       post();
     }
   });
+  // Suggestions: users whose name contains what is typed (GET …/member-suggestions); a name
+  // several people share is sent as the suggestion's public id.
+  let suggested = [];
+  let suggestTimer = null;
+  inviteInput.addEventListener("input", () => {
+    clearTimeout(suggestTimer);
+    suggestTimer = setTimeout(async () => {
+      const q = inviteInput.value.trim();
+      try {
+        suggested = await ctx.api(`${path}/member-suggestions?q=${encodeURIComponent(q)}`);
+      } catch {
+        suggested = [];
+      }
+      suggestions.replaceChildren(...suggested.map((s) => el("option", "", null, { value: s.display_name })));
+    }, 150);
+  });
+  function who(text) {
+    const same = suggested.filter((s) => s.display_name === text);
+    if (same.length === 1) return { public_id: same[0].public_id };
+    if (/^[0-9a-f]{32}$/.test(text)) return { public_id: text };
+    return { name: text };
+  }
   invite.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const publicId = inviteInput.value.trim();
-    if (!publicId) return;
+    const wanted = inviteInput.value.trim();
+    if (!wanted) return;
     try {
-      await ctx.api(`${path}/members`, { method: "POST", json: { public_id: publicId } });
+      await ctx.api(`${path}/members`, { method: "POST", json: who(wanted) });
       inviteInput.value = "";
       say(label(ctx, "lobby.added"), { ok: true });
       loadMembers();
@@ -252,6 +279,7 @@ export async function mountLobby(container, ctx, roomId) {
     if (!alive) return;
     alive = false;
     clearInterval(poll);
+    clearTimeout(suggestTimer);
     unsubscribe();
     statusbar.destroy();
   }

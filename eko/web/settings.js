@@ -1,6 +1,8 @@
-// The settings dialog: display name, language, plan (pro / free quota), staff role.
+// The settings dialog: display name, language, plan (pro / free quota), staff role, and one's
+// API keys for programs (keys.js).
 
 import { LANGUAGES } from "./i18n.js";
+import { mountKeys } from "./keys.js";
 
 export function createSettings(dialog, ctx, { onSaved }) {
   const form = dialog.querySelector("form");
@@ -8,6 +10,7 @@ export function createSettings(dialog, ctx, { onSaved }) {
   const language = dialog.querySelector("#settings-language");
   const plan = dialog.querySelector("#settings-plan");
   const status = dialog.querySelector("#settings-status");
+  let keys = null;
 
   language.replaceChildren(
     ...LANGUAGES.map((code) => {
@@ -30,6 +33,8 @@ export function createSettings(dialog, ctx, { onSaved }) {
     if (me.role === "staff") parts.push(ctx.t("settings.staff"));
     plan.textContent = parts.join(" · ");
     status.textContent = "";
+    if (keys) keys.reload();
+    else keys = mountKeys(dialog.querySelector("#settings-keys"), ctx, "/v1/me/keys");
     dialog.showModal();
   }
 

@@ -40,8 +40,14 @@ def _free_port() -> int:
 
 @contextmanager
 def running_eko(
-    database_url: str, providers: Sequence[Provider], **overrides: object
+    database_url: str,
+    providers: Sequence[Provider],
+    *,
+    with_users: bool = True,
+    **overrides: object,
 ) -> Iterator[LiveEko]:
+    """The server, with a pro member ("Client", `.key`) and a staff member ("Root",
+    `.staff_key`); with `with_users=False`, a fresh install with no user (keys "")."""
     overrides.setdefault("memory_extract_enabled", False)
     settings = Settings(database_url=database_url, _env_file=None, **overrides)  # type: ignore[arg-type]
     services = build_services(settings, providers=list(providers), embedder=HashEmbedder())
@@ -57,7 +63,7 @@ def running_eko(
         finally:
             await database.dispose()
 
-    key, staff_key = run_isolated(make_users())
+    key, staff_key = run_isolated(make_users()) if with_users else ("", "")
     port = _free_port()
     config = uvicorn.Config(
         create_app(settings, services=services, migrate=False),

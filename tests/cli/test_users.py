@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from typer.testing import CliRunner
 
 from eko.cli import app
 from eko.store import users as user_repo
+from eko.store import web_sessions as session_repo
 from eko.store.db import Database
 from tests.conftest import run_isolated
 
@@ -156,3 +158,52 @@ async def test_the_quick_start_user_chats_past_the_free_quota(
 
         assert await ninth_reply_type(operator_key) == "message"
         assert await ninth_reply_type(member_key) == "paywall"
+
+
+def test_create_with_a_password_then_set_another(cli_env: str) -> None:
+    from eko.accounts.passwords import Passwords
+
+    result = runner.invoke(
+        app, ["users", "create", "Camille", "--password"], input="un secret sûr\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "signs in on the page as Camille" in result.output
+    camille = _user(cli_env, "Camille")
+    assert camille.login_name == "camille"
+    passwords = Passwords()
+    assert run_isolated(passwords.verify(camille.password_hash, "un secret sûr"))
+
+    short = runner.invoke(app, ["users", "create", "Bob", "--password"], input="court\n")
+    assert short.exit_code == 1 and "8 to 1000" in short.output
+    taken = runner.invoke(
+        app, ["users", "create", "CAMILLE", "--password"], input="un secret sûr\n"
+    )
+    assert taken.exit_code == 1 and "taken" in taken.output
+
+    async def open_session(user_id: int) -> str:
+        database = Database(cli_env)
+        try:
+            async with database.session() as session:
+                token, _ = await session_repo.open_session(
+                    session, user_id=user_id, ttl=timedelta(hours=1)
+                )
+                return token
+        finally:
+            await database.dispose()
+
+    async def session_alive(token: str) -> bool:
+        database = Database(cli_env)
+        try:
+            async with database.session() as session:
+                return await session_repo.find_session(session, token=token) is not None
+        finally:
+            await database.dispose()
+
+    token = run_isolated(open_session(camille.id))
+    assert run_isolated(session_alive(token))
+    changed = runner.invoke(app, ["users", "set-password", "Camille"], input="un autre secret\n")
+    assert changed.exit_code == 0, changed.output
+    assert not run_isolated(session_alive(token))  # signed out everywhere
+    camille = _user(cli_env, "Camille")
+    assert run_isolated(passwords.verify(camille.password_hash, "un autre secret"))
+    assert not run_isolated(passwords.verify(camille.password_hash, "un secret sûr"))

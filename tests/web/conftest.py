@@ -6,7 +6,8 @@ Fixtures (stable names, used by every tests/web module):
     live_eko        the server: .url, .key (a pro member), .staff_key, .new_user_key(name)
     browser         one Chromium for the session
     new_page        factory: new_page(key=None, *, locale="en-US", viewport=None, sign_in=True)
-                    -> a Page in a fresh context, signed in with `key` (default: live_eko.key);
+                    -> a Page in a fresh context, signed in with `key` (default: live_eko.key)
+                    through the form's "use an API key" (the page then holds a session cookie);
                     new_page.allow_console_errors(regex) tolerates matching console errors
     signed_in_page  new_page() for the usual case
 
@@ -46,10 +47,27 @@ SCREENSHOTS = Path(__file__).parent / "screenshots"
 # The machine running the suite may be busy: waits (actions and `expect`) get 10 s, not 5 s.
 TIMEOUT_MS = 10_000
 expect.set_options(timeout=TIMEOUT_MS)
-# The sign-in form and the signed-in shell, as the page marks them (eko/web/app.js).
-SIGNIN_KEY = "[data-testid=signin-key]"
+# The sign-in form and the signed-in shell, as the page marks them (eko/web/signin.js, app.js).
+SIGNIN_NAME = "[data-testid=signin-name]"
+SIGNIN_PASSWORD = "[data-testid=signin-password]"
 SIGNIN_SUBMIT = "[data-testid=signin-submit]"
+SIGNIN_USE_KEY = "[data-testid=signin-use-key]"
+SIGNIN_KEY = "[data-testid=signin-key]"
+SIGNIN_KEY_SUBMIT = "[data-testid=signin-key-submit]"
 SIGNED_IN = "[data-testid=room-list][data-loaded]"
+
+
+def sign_in_with_key(page: Page, key: str) -> None:
+    """The sign-in form's "use an API key": the server turns the key into a session cookie."""
+    page.click(SIGNIN_USE_KEY)
+    page.fill(SIGNIN_KEY, key)
+    page.click(SIGNIN_KEY_SUBMIT)
+
+
+def sign_in_with_password(page: Page, name: str, password: str) -> None:
+    page.fill(SIGNIN_NAME, name)
+    page.fill(SIGNIN_PASSWORD, password)
+    page.click(SIGNIN_SUBMIT)
 
 
 @dataclass(frozen=True)
@@ -138,8 +156,7 @@ class PageFactory:
         self.pages.append(page)
         page.goto("/")
         if sign_in:
-            page.fill(SIGNIN_KEY, key or self.eko.key)
-            page.click(SIGNIN_SUBMIT)
+            sign_in_with_key(page, key or self.eko.key)
             page.wait_for_selector(SIGNED_IN)
         return page
 

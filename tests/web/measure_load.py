@@ -5,7 +5,8 @@
 Starts a real server (the browser tests' scripted model, a temp SQLite database with 20 rooms),
 then times, in a fresh browser context each run (cold cache):
   sign-in form   navigation to `/` until the sign-in form is visible
-  signed in      with the key stored, navigation to `/` until the room list shows its rooms
+  signed in      with a session cookie set, navigation to `/` until the room list shows its
+                 rooms
 and prints the median, min and max of each. A trivial baseline in the same run: an empty HTML
 page of the same server (GET /health) loaded the same way.
 """
@@ -24,7 +25,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.api.live_server import running_eko
 from tests.conftest import _migrate, run_isolated
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, SIGNIN_KEY
+from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, SIGNIN_NAME
 from tests.web.scripted_model import web_model
 
 
@@ -68,10 +69,15 @@ def main() -> None:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 try:
                     # One warm-up (the server's first requests), not counted.
-                    timed(browser, eko.url, 1, None, lambda p: p.wait_for_selector(SIGNIN_KEY))
+                    timed(browser, eko.url, 1, None, lambda p: p.wait_for_selector(SIGNIN_NAME))
+
+                    signed = httpx.post(f"{eko.url}/v1/auth/key", headers=eko.headers)
+                    token = signed.raise_for_status().cookies["eko_session"]
 
                     def store_key(page: Page) -> None:
-                        page.add_init_script(f"localStorage.setItem('eko.apiKey', '{eko.key}')")
+                        page.context.add_cookies(
+                            [{"name": "eko_session", "value": token, "url": eko.url}]
+                        )
 
                     rows = {
                         "baseline: GET /health": timed(
@@ -86,7 +92,7 @@ def main() -> None:
                             eko.url,
                             args.runs,
                             None,
-                            lambda p: p.wait_for_selector(SIGNIN_KEY),
+                            lambda p: p.wait_for_selector(SIGNIN_NAME),
                         ),
                         "signed in: 20 rooms listed": timed(
                             browser,

@@ -14,6 +14,7 @@ from tests.web.conftest import (
     TIMEOUT_MS,
     PageFactory,
     WebEko,
+    sign_in_with_key,
 )
 from tests.web.test_chat_page import COMPOSER, new_conversation, send
 
@@ -49,8 +50,7 @@ def test_french_labels_and_language_in_settings(new_page: PageFactory) -> None:
     page = new_page(locale="fr-FR", sign_in=False)
     expect(page.locator(SIGNIN_SUBMIT)).to_have_text("Se connecter")
     assert page.evaluate("document.documentElement.lang") == "fr"
-    page.fill("[data-testid=signin-key]", new_page.eko.new_user_key("Zoé", is_pro=False))
-    page.click(SIGNIN_SUBMIT)
+    sign_in_with_key(page, new_page.eko.new_user_key("Zoé", is_pro=False))
     expect(page.locator("[data-testid=signout]")).to_have_text("Se déconnecter")
     new_conversation(page)
     expect(page.get_by_role("button", name="Envoyer le message")).to_be_visible()
@@ -71,10 +71,7 @@ def test_french_labels_and_language_in_settings(new_page: PageFactory) -> None:
     # Kept: after a reload, and on the server.
     page.reload()
     expect(page.locator("[data-testid=signout]")).to_have_text("Sign out")
-    me = page.evaluate(
-        "fetch('/v1/me', {headers: "
-        "{Authorization: 'Bearer ' + localStorage.getItem('eko.apiKey')}}).then(r => r.json())"
-    )
+    me = page.evaluate("fetch('/v1/me').then(r => r.json())")  # the session cookie
     assert me["display_name"] == "Zoé B." and me["settings"]["language"] == "en"
 
 
@@ -177,8 +174,7 @@ def test_plain_http_on_a_lan_address(browser: Browser, live_eko: WebEko) -> None
             False,
             "undefined",
         ]
-        page.fill("[data-testid=signin-key]", live_eko.key)
-        page.click(SIGNIN_SUBMIT)
+        sign_in_with_key(page, live_eko.key)
         new_conversation(page)
         send(page, "Depuis le réseau local")
         reply = page.locator(".messages [data-role=assistant]")

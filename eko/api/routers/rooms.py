@@ -28,7 +28,6 @@ from eko.api.schemas.rooms import (
     ImportedMessage,
     ImportOut,
     LLMCallOut,
-    MemberAdd,
     MessageCreate,
     MessageOut,
     MessagePage,
@@ -44,7 +43,6 @@ from eko.memory.forget_room import forget_room
 from eko.store import llm_calls as call_repo
 from eko.store import messages as message_repo
 from eko.store import rooms as room_repo
-from eko.store import users as user_repo
 from eko.store.models import Message, Room, User
 
 router = APIRouter(prefix="/v1/rooms", tags=["rooms"])
@@ -123,21 +121,6 @@ async def delete_room(
         )
     await forget_room(session, vectors=services.vectors, room_id=room.id)
     await room_repo.delete_room(session, room_id=room.id)
-
-
-@router.post(
-    "/{room_id}/members",
-    status_code=status.HTTP_204_NO_CONTENT,
-    responses=problem_responses(403, 404),
-)
-async def add_member(room_id: str, body: MemberAdd, user: CurrentUser, session: SessionDep) -> None:
-    room = await room_for_user(session, room_id=room_id, user=user)
-    if room.kind == "direct" and user.role != "staff":
-        raise Problem(403, "direct-room", "Direct room", "Only staff add members to a direct room.")
-    member = await user_repo.get_by_public_id(session, public_id=body.public_id)
-    if member is None:
-        raise Problem(404, "user-not-found", "User not found", f"No user {body.public_id!r}.")
-    await room_repo.add_member(session, room_id=room.id, user_id=member.id)
 
 
 @router.post(

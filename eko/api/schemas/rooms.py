@@ -19,6 +19,8 @@ class UserOut(BaseModel):
     free_quota_used: int
     free_quota_limit: int
     settings: dict[str, Any]
+    # Signs in with a password (the page); otherwise only with API keys.
+    has_password: bool = False
 
     @classmethod
     def of(cls, user: User) -> UserOut:
@@ -30,6 +32,7 @@ class UserOut(BaseModel):
             free_quota_used=user.free_quota_used,
             free_quota_limit=user.free_quota_limit,
             settings=user.settings or {},
+            has_password=user.password_hash is not None,
         )
 
 
@@ -46,11 +49,15 @@ class UserCreate(BaseModel):
     display_name: InputText = Field(min_length=1, max_length=200)
     role: Literal["member", "staff"] = "member"
     is_pro: bool = False
+    # With a password: the person signs in on the page with their name (case-insensitive) and
+    # it; no API key is made. Without: the answer carries their first API key.
+    password: str | None = Field(default=None, min_length=1, max_length=1000)
 
 
 class UserCreated(BaseModel):
     user: UserOut
-    api_key: str
+    # Shown once; None for a user created with a password.
+    api_key: str | None
 
 
 class RoomCreate(BaseModel):
@@ -88,8 +95,12 @@ class RoomUpdate(BaseModel):
 
 
 class MemberAdd(BaseModel):
+    """Who to add: a public id, or a name (sign-in name or display name; see the
+    member-suggestions route)."""
+
     model_config = ConfigDict(extra="forbid")
-    public_id: InputText = Field(min_length=1, max_length=64)
+    public_id: InputText | None = Field(default=None, min_length=1, max_length=64)
+    name: InputText | None = Field(default=None, min_length=1, max_length=200)
 
 
 class MessageCreate(BaseModel):
