@@ -59,8 +59,13 @@ def router_only() -> FunctionModel:
 def test_the_local_model_gives_json_of_the_schema_and_a_tool_call(database_url: str) -> None:
     local = LocalLlamaProvider(resolve_default_model_path(), n_ctx=4096, n_threads=2)
     # Generous bounds: CI shares 2 cores; this test checks the path and the JSON, not speed.
-    bounds = {"chat_message_deadline_s": 1800, "chat_writer_timeout_s": 900}
-    with running_eko(database_url, [router_only(), local], llm_max_tokens=64, **bounds) as eko:
+    with running_eko(
+        database_url,
+        [router_only(), local],
+        llm_max_tokens=64,
+        chat_message_deadline_s=1800,
+        chat_writer_timeout_s=900,
+    ) as eko:
         # Typed loosely: the tools are plain dicts, not the SDK's TypedDicts.
         api: Any = openai.OpenAI(
             base_url=f"{eko.url}/v1", api_key=eko.key, max_retries=0, timeout=600
