@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from eko_bench.sql_counter import SqlCount, SqlCounter
 
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
@@ -24,6 +23,7 @@ from eko.store import users as user_repo
 from eko.store.db import Database
 from eko.store.models import Room, User
 from eko.wiring import Services, build_services
+from eko_bench.sql_counter import SqlCount, SqlCounter
 
 SCOPE = "help"
 ROUTE = (
