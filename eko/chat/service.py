@@ -258,8 +258,9 @@ class ChatService:
             if respond and answers:
                 assistant_message = await self.answerer.answer(
                     Turn(user=user, room=room, user_message=user_message),
-                    # Stored just now: no answer to it can exist yet.
-                    just_stored=created,
+                    # Stored just now under a key nobody else has: no answer to it can exist
+                    # yet. (A duplicate of a client's key may have answered it first.)
+                    just_stored=created and new_key,
                 )
         finally:
             if live is not None:
