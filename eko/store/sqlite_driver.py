@@ -85,7 +85,8 @@ class OneTripConnection(aiosqlite.Connection):
 
     async def run(self, fn: Callable[..., _Result], *args: Any) -> _Result:
         """`fn(sqlite3_connection, *args)` on the connection's thread."""
-        return await self._execute(fn, self._conn, *args)  # type: ignore[no-any-return]
+        result: _Result = await self._execute(fn, self._conn, *args)
+        return result
 
 
 def connect(database: str | Path, *, iter_chunk_size: int = 64, **kwargs: Any) -> Any:

@@ -47,7 +47,7 @@ async def test_a_statement_is_one_trip_and_a_transaction_one_more(
     sqlite_db: Database, trips: list[str]
 ) -> None:
     async with sqlite_db.session() as session:
-        user, _ = await user_repo.create_user(session, display_name="ana")
+        await user_repo.create_user(session, display_name="ana")
     trips.clear()
     async with sqlite_db.session() as session:
         names = list(await session.scalars(select(User.display_name)))
