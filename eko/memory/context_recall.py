@@ -162,6 +162,7 @@ class ContextRecall:
             dated=dated,
             prefer_sender=named,
             preferred_per_other=settings.memory_recall_named_speaker,
+            member_names=speakers.members,
         )
 
     async def _dense(

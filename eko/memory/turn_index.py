@@ -148,28 +148,25 @@ class TurnIndex:
         """The room's messages without a vector, among its newest `limit` (None: all) before
         `before_seq` — a bounded look whatever the room's length; older gaps are `eko memory
         reindex`'s."""
-        newest = select(Message.id).where(
+        # Each message with the model of its vector, if any: a correlated probe of the
+        # (collection, item_id) unique index per message read, in the same statement — never a
+        # join a planner could turn into a scan of the room's vectors (PostgreSQL did), and
+        # not the model in the WHERE (SQLite then took the (collection, model, key) index).
+        model = (
+            select(Embedding.model)
+            .where(Embedding.collection == COLLECTION, Embedding.item_id == Message.id)
+            .correlate(Message)
+            .scalar_subquery()
+        )
+        newest = select(Message.id, model).where(
             Message.room_id == room_id, Message.role.in_(("user", "assistant"))
         )
         if before_seq is not None:
             newest = newest.where(Message.seq < before_seq)
         if limit is not None:
             newest = newest.order_by(Message.seq.desc()).limit(limit)
-        ids = list((await session.execute(newest)).scalars())
-        # Three plain lookups, not one join: each is an index range or primary-key probes, so
-        # no planner can turn the check into a scan of the room's vectors (PostgreSQL did).
-        missing: list[str] = []
-        for start in range(0, len(ids), IN_CHUNK):
-            chunk = ids[start : start + IN_CHUNK]
-            # By (collection, item_id) alone, the unique index: with the model in the WHERE,
-            # SQLite picked the (collection, model, key) index and read the room's vectors.
-            rows = await session.execute(
-                select(Embedding.item_id, Embedding.model).where(
-                    Embedding.collection == COLLECTION, Embedding.item_id.in_(chunk)
-                )
-            )
-            indexed = {item for item, model in rows if model == self._embedder.name}
-            missing.extend(i for i in chunk if i not in indexed)
+        rows = await session.execute(newest)
+        missing = [item for item, indexed in rows if indexed != self._embedder.name]
         messages: list[Message] = []
         for start in range(0, len(missing), IN_CHUNK):
             chunk = missing[start : start + IN_CHUNK]
