@@ -254,6 +254,7 @@ class Answerer:
                 room_id=turn.room.id,
                 room_kind=turn.room.kind,
                 before_seq=turn.user_message.seq,
+                known_names={user.id: user.display_name} if user is not None else None,
             )
         if user is None:  # deleted meanwhile: the stages read (and report) it themselves
             return replace(turn, recent=window)
