@@ -191,7 +191,7 @@ async def recall_turns(
     )
     by_seq: dict[int, Message] = {}
     named: dict[str, str] = {}
-    for message, own in rows.tuples():
+    for message, own in rows:
         by_seq[message.seq] = message
         if own:
             named[message.id] = own
