@@ -249,13 +249,15 @@ class Answerer:
             return turn
         async with self._database.session() as session:
             user = await session.get(User, turn.user.id, populate_existing=True)
-            window = turn.recent or await self._recent.read(
-                session,
-                room_id=turn.room.id,
-                room_kind=turn.room.kind,
-                before_seq=turn.user_message.seq,
-                known_names={user.id: user.display_name} if user is not None else None,
-            )
+            window = turn.recent
+            if window is None:
+                window = await self._recent.read(
+                    session,
+                    room_id=turn.room.id,
+                    room_kind=turn.room.kind,
+                    before_seq=turn.user_message.seq,
+                    known_names={user.id: user.display_name} if user is not None else None,
+                )
         if user is None:  # deleted meanwhile: the stages read (and report) it themselves
             return replace(turn, recent=window)
         return replace(turn, user=user, user_current=True, recent=window)
