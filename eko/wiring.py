@@ -217,7 +217,7 @@ def build_services(
     register_turn_indexing(
         registry,
         database=database,
-        index=memory.context.turns,
+        index=memory.context.indexer,
         events=events,
         batch=settings.memory_index_batch,
     )

@@ -13,7 +13,9 @@ count), short-circuits (quota paywall, memory guard lookup), the engine (context
 orchestrator call + guardrails, plan, executor, answer-only lock), store the reply. Overhead =
 wall time − the model time recorded in llm_calls for that message. Background work (after-reply
 hooks) is drained outside the timing; memory extraction and summaries are off (each would add
-its own model calls after the reply).
+its own model calls after the reply). The SQL statements and transactions each timed message
+ran are counted too (eko_bench/sql_counter.py): unlike the times, they do not move with the
+machine's load.
 
 Then, with the configured model (the local one by default), the time to the first token of a
 streamed reply against the whole reply's time (bench/eko_bench/bench_ttft.py).
@@ -43,6 +45,7 @@ from eko.store.models import LLMCall, Message, utcnow
 from eko.wiring import build_services
 from eko_bench import bench_ttft
 from eko_bench.databases import fresh_database
+from eko_bench.sql_counter import SqlCounter
 
 HISTORY = 10_000
 DOC_CHUNKS = 1_000
@@ -74,6 +77,9 @@ class Row:
     nodes_ms: dict[str, list[float]] = field(default_factory=dict)
     engine_ms: list[float] = field(default_factory=list)
     load_s: float = 0.0
+    # SQL statements and transactions per timed message (deterministic, unlike the times).
+    statements: list[int] = field(default_factory=list)
+    transactions: list[int] = field(default_factory=list)
 
 
 def _model() -> FunctionModel:
@@ -157,16 +163,20 @@ async def _measure(backend: str) -> Row:
         started = time.perf_counter()
         services, user, room = await _load(database, settings)
         row.load_s = time.perf_counter() - started
+        counter = SqlCounter(database)
         try:
             deadline = time.perf_counter() + BUDGET_S
             for i in range(WARMUP + MESSAGES):
                 text = f"{QUESTIONS[i % len(QUESTIONS)]} ({i})"
-                began = time.perf_counter()
-                exchange = await services.chat.post(user=user, room=room, content=text)
-                wall_ms = (time.perf_counter() - began) * 1000.0
+                with counter.counting() as count:
+                    began = time.perf_counter()
+                    exchange = await services.chat.post(user=user, room=room, content=text)
+                    wall_ms = (time.perf_counter() - began) * 1000.0
                 await services.jobs.drain()
                 if i < WARMUP:
                     continue
+                row.statements.append(count.statements)
+                row.transactions.append(count.transactions)
                 async with database.session() as session:
                     model_ms, calls = (
                         await session.execute(
@@ -187,6 +197,7 @@ async def _measure(backend: str) -> Row:
                 if time.perf_counter() > deadline:
                     break
         finally:
+            counter.close()
             await services.aclose()
     return row
 
@@ -209,6 +220,8 @@ def _table(rows: list[Row]) -> Table:
         "mean ms",
         "engine p50 ms",
         "model calls/msg",
+        "SQL statements/msg",
+        "transactions/msg",
         "node p50 ms (A/B/S/M/D)",
         "set-up s",
     ):
@@ -227,6 +240,8 @@ def _table(rows: list[Row]) -> Table:
             f"{statistics.fmean(row.overhead_ms):.1f}",
             f"{_pct(row.engine_ms, 0.5):.1f}",
             f"{row.calls / n:.2f}",
+            f"{statistics.fmean(row.statements):.1f}",
+            f"{statistics.fmean(row.transactions):.1f}",
             nodes,
             f"{row.load_s:.1f}",
         )

@@ -230,7 +230,7 @@ async def measure(
             )
             fts_ms = _ms(started)
             started = time.perf_counter()
-            await builder.turns.catch_up(
+            await builder.indexer.catch_up(
                 session, room_id=room_id, limit=settings.memory_recall_catch_up
             )
             catch_up_ms = _ms(started)

@@ -160,7 +160,7 @@ def _node_descriptions() -> str:
     registry = NodeRegistry(
         [
             context_node(none, timeout_s=1),
-            quota_node(none, none, timeout_s=1),
+            quota_node(none, timeout_s=1),
             docs_chunks_node(none, max_chars=1, timeout_s=1),
             web_search_node(none, max_results=1, max_chars=1, timeout_s=1),
             response_writer_node(none, timeout_s=1),

@@ -100,9 +100,10 @@ class Answerer:
                 return None
         return Turn(user=sender, room=room, user_message=message)
 
-    async def answer(self, turn: Turn) -> Message | None:
+    async def answer(self, turn: Turn, *, just_stored: bool = False) -> Message | None:
         """The stored answer (written now, or found), or None when it could not be written and
-        the message is owed instead."""
+        the message is owed instead. `just_stored`: the caller stored the message a moment ago
+        (no answer to look for first; the look under the room's lock when storing still runs)."""
         # Concurrent duplicate requests wait for the first answer instead of calling the
         # model again. Across workers, the unique dedupe key still stores one answer.
         message_id = turn.user_message.id
@@ -111,11 +112,12 @@ class Answerer:
             try:
                 for pause_s in (*TRANSIENT_RETRY_PAUSES_S, None):
                     try:
-                        return await self._answer_once(turn)
+                        return await self._answer_once(turn, look_first=not just_stored)
                     except Exception as exc:
                         transient = database_busy_or_unavailable(exc)
                         if transient and pause_s is not None:
                             await asyncio.sleep(pause_s)  # a busy pool often frees up soon
+                            just_stored = False  # the failed try may have stored the answer
                             continue
                         # Stored, so owed: the outbox row stays, and the message is answered
                         # by the recovery loop (eko/chat/recovery.py) — when the database
@@ -146,14 +148,15 @@ class Answerer:
         except Exception:  # the database is still down: the lease runs out by itself
             log.warning("chat.answer.release_failed", message_id=message_id)
 
-    async def _answer_once(self, turn: Turn) -> Message:
+    async def _answer_once(self, turn: Turn, *, look_first: bool = True) -> Message:
         dedupe_key = reply_dedupe_key(turn.user_message.id)
-        async with self._database.session() as session:
-            existing = await message_repo.get_by_dedupe_key(session, dedupe_key=dedupe_key)
+        if look_first:
+            async with self._database.session() as session:
+                existing = await message_repo.get_by_dedupe_key(session, dedupe_key=dedupe_key)
+                if existing is not None:
+                    await outbox.settle(session, turn.user_message.id)
             if existing is not None:
-                await outbox.settle(session, turn.user_message.id)
-        if existing is not None:
-            return existing
+                return existing
         # One deadline for every model call made for this message (orchestrator, writer and
         # their fallbacks): a hung provider cannot hold a person longer than this.
         with message_deadline(self._settings.chat_message_deadline_s):
@@ -172,7 +175,7 @@ class Answerer:
             meta=draft.meta.to_json(),
             dedupe_key=dedupe_key,
             reply_to_id=turn.user_message.id,
-            looked_up=True,  # just above; the look under the room's lock still runs
+            looked_up=True,  # above or just stored; the look under the room's lock still runs
             # One transaction: the reply, the end of what is owed, and its background work.
             in_same_transaction=self._on_reply(turn),
         )
@@ -228,6 +231,7 @@ class Answerer:
             log.exception("chat.after_reply.enqueue_failed", reply_id=reply.id)
 
     async def _draft(self, turn: Turn, *, skip: Sequence[str] = ()) -> Draft:
+        turn = await self._current(turn)
         for stage in self.short_circuits:
             if stage.name in skip:
                 continue
@@ -236,19 +240,27 @@ class Answerer:
                 if draft.meta.answered_by is None:
                     draft.meta.answered_by = stage.name
                 return draft
-        draft = await self.writer.write(await self._with_recent(turn))
+        draft = await self.writer.write(turn)
         if turn.room.instructions:
             draft.meta.caller_instructions = True
         return draft
 
-    async def _with_recent(self, turn: Turn) -> Turn:
-        if turn.recent is not None:
+    async def _current(self, turn: Turn) -> Turn:
+        """The turn with its user as stored now (the quota counted this message) and its
+        recent window: one session for both, before the paywall, the guard and the writer."""
+        if turn.user_current and turn.recent is not None:
             return turn
         async with self._database.session() as session:
-            window = await self._recent.read(
-                session,
-                room_id=turn.room.id,
-                room_kind=turn.room.kind,
-                before_seq=turn.user_message.seq,
-            )
-        return replace(turn, recent=window)
+            user = await session.get(User, turn.user.id, populate_existing=True)
+            window = turn.recent
+            if window is None:
+                window = await self._recent.read(
+                    session,
+                    room_id=turn.room.id,
+                    room_kind=turn.room.kind,
+                    before_seq=turn.user_message.seq,
+                    known_names={user.id: user.display_name} if user is not None else None,
+                )
+        if user is None:  # deleted meanwhile: the stages read (and report) it themselves
+            return replace(turn, recent=window)
+        return replace(turn, user=user, user_current=True, recent=window)

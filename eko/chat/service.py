@@ -162,6 +162,8 @@ class ChatService:
         text = self.validate(content)
         token = client_message_id or uuid.uuid4().hex
         dedupe_key = f"user:{room.id}:{user.id}:{token}"
+        # Without the client's idempotency key the key is a new random one: nothing to look up.
+        new_key = client_message_id is None
         if dedupe_key not in self._inflight and len(self._inflight) >= self._max_inflight:
             raise Overloaded(retry_after_s=2)
         self._inflight[dedupe_key] = self._inflight.get(dedupe_key, 0) + 1
@@ -173,6 +175,7 @@ class ChatService:
                     room=room,
                     text=text,
                     dedupe_key=dedupe_key,
+                    new_key=new_key,
                     respond=respond,
                     route=route,
                     meta=meta,
@@ -217,6 +220,7 @@ class ChatService:
         respond: bool,
         route: str | None = None,
         meta: dict[str, Any] | None = None,
+        new_key: bool = False,
     ) -> Exchange:
         fingerprint = content_fingerprint(text)
         answers = self.should_answer(room, text)
@@ -227,6 +231,7 @@ class ChatService:
             content=text,
             sender_id=user.id,
             dedupe_key=dedupe_key,
+            new_key=new_key,
             meta={
                 **(meta or {}),
                 "content_sha256": fingerprint,
@@ -252,7 +257,10 @@ class ChatService:
         try:
             if respond and answers:
                 assistant_message = await self.answerer.answer(
-                    Turn(user=user, room=room, user_message=user_message)
+                    Turn(user=user, room=room, user_message=user_message),
+                    # Stored just now under a key nobody else has: no answer to it can exist
+                    # yet. (A duplicate of a client's key may have answered it first.)
+                    just_stored=created and new_key,
                 )
         finally:
             if live is not None:

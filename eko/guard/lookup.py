@@ -168,26 +168,26 @@ class GuardLookup:
         # Serving reads only the rows that could be served or judged (most lookups: none);
         # a staff search or the benchmark (record_use False) sees every candidate.
         cutoff = min(threshold, floor if floor is not None else threshold) if record_use else None
-        semantic: tuple[Decision[GuardEntry], Hit | None] | None = None
-        # One transaction for the exact key, the search, the rows and the usage count when the
-        # vector is known; otherwise the model runs between two, outside any transaction.
+        # The question is embedded first, outside any transaction; then one transaction for
+        # the exact key, the search, the rows and the usage count. An embedder that fails
+        # still lets an exact key be served (its error is raised when nothing exact is).
+        failed: Exception | None = None
+        if vector is None:
+            try:
+                vector = (await self._embedder.embed([question], kind="query"))[0]
+            except Exception as exc:  # raised below unless an exact key answers
+                failed = exc
         async with self._entries.database.session() as session:
             exact = await self._exact(session, question, scopes)
             if exact is not None:
                 if record_use:
                     await self._count_use(session, exact.id, 1.0)
                 return replace(found, hit=Hit(exact, 1.0, "exact", None))
-            if vector is not None:
-                semantic = await self._semantic(
-                    session, question, language, keys, vector, threshold, cutoff, record_use
-                )
-        if semantic is None:
-            vector = (await self._embedder.embed([question], kind="query"))[0]
-            async with self._entries.database.session() as session:
-                semantic = await self._semantic(
-                    session, question, language, keys, vector, threshold, cutoff, record_use
-                )
-        decision, hit = semantic
+            if vector is None:
+                raise failed or RuntimeError("no vector for the question")
+            decision, hit = await self._semantic(
+                session, question, language, keys, vector, threshold, cutoff, record_use
+            )
         found = replace(found, decision=decision)
         if hit is None and floor is not None and self.judge is not None:
             hit, verdict = await self._judged(

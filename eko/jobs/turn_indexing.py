@@ -28,7 +28,7 @@ DONE = "memory.indexed"
 
 
 class MissingTurns(Protocol):
-    """TurnIndex.index_missing."""
+    """TurnIndexer.index_missing (eko/memory/turn_indexer.py)."""
 
     async def index_missing(
         self,

@@ -4,7 +4,7 @@
    with its reasoning and tool lines), at most `recent_max_chars`, chronological.
 2. Relevant Past Context: the room's summaries closest to the message, scored
    similarity × level boost × (0.5 + 0.5·e^(−age/decay)), top `rag_max_summaries`. Summaries
-   that only cover the recent window are not repeated.
+   that only cover the recent window are not repeated (context_rag.py).
 3. Earlier in This Conversation: older turns found by words and meaning (turn_recall.py);
    a question needing several pieces is split into sub-queries (multihop.py) and the source
    turns of the facts shown are pulled in.
@@ -19,43 +19,38 @@ the size of the context stay flat however long the room grows.
 from __future__ import annotations
 
 import asyncio
-import math
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 import structlog
-from sqlalchemy import select
 
 from eko.config import Settings
 from eko.embed.base import Embedder, EmbeddingError
 from eko.memory.budget import BudgetRule, pack, shares
-from eko.memory.clock import age_days, as_utc
+from eko.memory.clock import as_utc
 from eko.memory.context_parts import (
     EMPTY_RECENT,
     ContextParts,
     DualContext,
     ItemPart,
     RecentPart,
-    SummaryPart,
     render_context,
-    render_summary,
 )
+from eko.memory.context_rag import SummaryRecall
 from eko.memory.context_recall import ContextRecall
 from eko.memory.items import ItemHit, MemoryItems
 from eko.memory.multihop import MultiHop, decompose
 from eko.memory.query_expansion import QueryExpander
 from eko.memory.recent import RecentReader, RecentWindow
 from eko.memory.relevance import item_min_score, rag_min_score
-from eko.memory.scopes import room_key, turn_keys
-from eko.memory.summaries.reads import exact_scores
-from eko.memory.summaries.store import COLLECTION as SUMMARY_COLLECTION
+from eko.memory.scopes import turn_keys
 from eko.memory.topics import Topics
 from eko.memory.turn_index import TurnIndex
+from eko.memory.turn_indexer import TurnIndexer
 from eko.memory.turn_recall import RecalledTurn
 from eko.memory.turns import ChatTurn
 from eko.store.db import Database
-from eko.store.memory_models import Summary
 from eko.store.models import Room, User, utcnow
 from eko.store.vectors import VectorIndex
 
@@ -77,23 +72,6 @@ def past_overflow(parts: ContextParts, past_max_chars: int | None) -> int:
     return len(past) - past_max_chars
 
 
-def level_boost(level: int, table: dict[int, float], step: float) -> float:
-    """The configured boost of a level; above the highest configured level, + step per level."""
-    if level in table:
-        return table[level]
-    if not table:
-        return 1.0
-    top = max(table)
-    if level > top:
-        return table[top] + step * (level - top)
-    return 1.0
-
-
-def recency_factor(period_end: datetime, now: datetime, decay_days: float) -> float:
-    """0.5 + 0.5·e^(−age/decay): 1.0 today, 0.68 after 7 days, 0.57 after 14 (decay 7)."""
-    return 0.5 + 0.5 * math.exp(-age_days(period_end, now) / decay_days)
-
-
 class DualContextBuilder:
     def __init__(
         self,
@@ -109,30 +87,47 @@ class DualContextBuilder:
         self._database = database
         # Asked for phrases when a question needs several pieces (None: the rule alone).
         self._expander = expander
-        self._vectors = vectors
         self._embedder = embedder
         self._items = items
-        self._topics = topics
         self._settings = settings
         # The settings do not change during a builder's life: the budget rule is read once.
         self._rule = BudgetRule.from_settings(settings)
-        self._recent = RecentReader.from_settings(settings)
-        self._turns = TurnIndex(
+        self._summaries = SummaryRecall(
+            database=database,
             vectors=vectors,
             embedder=embedder,
-            assistant_name=settings.assistant_name,
-            locks=database.keyed_locks,
+            topics=topics,
+            settings=settings,
+            min_score=rag_min_score(settings, embedder),
         )
+        self._recent = RecentReader.from_settings(settings)
+        self._turns = TurnIndex(
+            vectors=vectors, embedder=embedder, assistant_name=settings.assistant_name
+        )
+        self._indexer = TurnIndexer(self._turns, locks=database.keyed_locks)
         self._recall = ContextRecall(
-            database=database, settings=settings, turns=self._turns, rule=self._rule
+            database=database,
+            settings=settings,
+            turns=self._turns,
+            indexer=self._indexer,
+            rule=self._rule,
         )
-        self.rag_min_score = rag_min_score(settings, embedder)
         self.item_min_score = item_min_score(settings, embedder)
 
     @property
     def turns(self) -> TurnIndex:
         """The room's messages as vectors (`eko memory reindex` rebuilds them)."""
         return self._turns
+
+    @property
+    def indexer(self) -> TurnIndexer:
+        """What writes the room's missing vectors (after replies, imports, a context build)."""
+        return self._indexer
+
+    @property
+    def rag_min_score(self) -> float:
+        """The similarity below which a summary is not considered (relevance.py)."""
+        return self._summaries.min_score
 
     @property
     def recent(self) -> RecentReader:
@@ -242,7 +237,7 @@ class DualContextBuilder:
         # The summaries (RAG) and the facts then older turns read apart: each in its own
         # session, at the same time (the turns pin the sources of the facts found).
         rag = (
-            self._rag(room, vector, recent_part, before_seq, now, topic, stats)
+            self._summaries.recall(room, vector, recent_part, before_seq, now, topic, stats)
             if vector is not None and settings.rag_max_summaries > 0
             else None
         )
@@ -344,90 +339,3 @@ class DualContextBuilder:
             ]
             stats["turn_facts"] = len(found.facts)
         return items, recalled
-
-    # --- RAG over summaries ---
-
-    async def _rag(
-        self,
-        room: Room,
-        vector: np.ndarray,
-        recent: RecentPart,
-        before_seq: int | None,
-        now: datetime,
-        topic: str | None,
-        stats: dict[str, Any],
-    ) -> list[SummaryPart]:
-        settings = self._settings
-        key = room_key(room.id)
-        if topic is not None:
-            found = await self._topics.find(scope=key, ref=topic)
-            if found is None:
-                stats["topic"] = None
-                return []
-            stats["topic"] = found.name
-            ids = await self._topics.summary_ids(found.id)
-            async with self._database.session() as session:
-                scored = await exact_scores(
-                    session, summary_ids=ids, vector=vector, model=self._embedder.name
-                )
-        else:
-            async with self._database.session() as session:
-                hits = await self._vectors.search(
-                    session,
-                    collection=SUMMARY_COLLECTION,
-                    model=self._embedder.name,
-                    keys=[key],
-                    query=vector,
-                    k=settings.rag_candidates,
-                )
-            scored = {hit.item_id: hit.score for hit in hits}
-        candidates = {i: s for i, s in scored.items() if s >= self.rag_min_score}
-        stats["summaries_considered"] = len(scored)
-        stats["summaries_above_min_score"] = len(candidates)
-        if not candidates:
-            return []
-        async with self._database.session() as session:
-            rows = (
-                await session.execute(
-                    select(Summary).where(
-                        Summary.id.in_(list(candidates)), Summary.room_id == room.id
-                    )
-                )
-            ).scalars()
-            summaries = list(rows.all())
-            topic_names = await self._topics.names_of_summaries(session, [s.id for s in summaries])
-        parts = []
-        skipped_recent = 0
-        for summary in summaries:
-            if before_seq is not None and summary.first_seq >= before_seq:
-                continue  # about messages after the one being answered
-            if recent.char_start is not None and summary.char_range_start >= recent.char_start:
-                skipped_recent += 1
-                continue  # only covers the recent window, which is shown verbatim
-            similarity = candidates[summary.id]
-            boost = level_boost(
-                summary.level, settings.rag_level_boost, settings.rag_level_boost_step
-            )
-            recency = (
-                recency_factor(summary.period_end, now, settings.rag_recency_decay_days)
-                if settings.rag_recency_boost
-                else 1.0
-            )
-            names = topic_names.get(summary.id, [])
-            parts.append(
-                SummaryPart(
-                    summary_id=summary.id,
-                    level=summary.level,
-                    char_range_start=summary.char_range_start,
-                    char_range_end=summary.char_range_end,
-                    similarity=similarity,
-                    level_boost=boost,
-                    recency=recency,
-                    score=similarity * boost * recency,
-                    topics=names,
-                    text=render_summary(summary, names, now),
-                )
-            )
-        stats["summaries_skipped_recent"] = skipped_recent
-        parts.sort(key=lambda part: (-part.score, part.char_range_start, -part.level))
-        return parts[: settings.rag_max_summaries]

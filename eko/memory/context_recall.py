@@ -26,6 +26,7 @@ from eko.memory.items import ItemHit
 from eko.memory.multihop import LIST_NEIGHBOURS, MultiHop
 from eko.memory.speakers import room_speakers
 from eko.memory.turn_index import DenseHit, TurnIndex
+from eko.memory.turn_indexer import TurnIndexer
 from eko.memory.turn_recall import RECALL_CANDIDATES, RecalledTurn, SubQuery, recall_turns
 from eko.store.db import Database
 from eko.store.memory_models import MemoryItem
@@ -48,11 +49,13 @@ class ContextRecall:
         database: Database,
         settings: Settings,
         turns: TurnIndex,
+        indexer: TurnIndexer,
         rule: BudgetRule | None,
     ) -> None:
         self._database = database
         self._settings = settings
         self._turns = turns
+        self._indexer = indexer
         self._rule = rule
 
     async def recall(
@@ -159,6 +162,7 @@ class ContextRecall:
             dated=dated,
             prefer_sender=named,
             preferred_per_other=settings.memory_recall_named_speaker,
+            member_names=speakers.members,
         )
 
     async def _dense(
@@ -208,7 +212,7 @@ class ContextRecall:
         writing fails (the database refused it), the turns already indexed are still searched
         rather than the reply losing its memory section."""
         try:
-            return await self._turns.catch_up_within(
+            return await self._indexer.within(
                 session,
                 room_id=room_id,
                 limit=self._settings.memory_recall_catch_up,

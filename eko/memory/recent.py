@@ -80,8 +80,11 @@ class RecentReader:
         room_id: str,
         room_kind: str,
         before_seq: int | None,
+        known_names: Mapping[int, str] | None = None,
     ) -> RecentWindow:
-        """The last turns before `before_seq` (all messages when None) that fit `max_chars`."""
+        """The last turns before `before_seq` (all messages when None) that fit `max_chars`.
+        `known_names`: display names the caller holds already (the asking user's), by user id:
+        only other senders are looked up."""
         wanted = self.turns_for(room_kind)
         if wanted <= 0 or self.max_chars <= 0 or (before_seq is not None and before_seq <= 1):
             return EMPTY_WINDOW
@@ -92,7 +95,7 @@ class RecentReader:
             query.order_by(Message.seq.desc()).limit(wanted * MESSAGES_PER_TURN)
         )
         messages = list(reversed(rows.scalars().all()))
-        names = await sender_names(session, messages)
+        names = await sender_names(session, messages, known=known_names)
         return self.fit(group_turns(messages)[-wanted:], names)
 
     def fit(self, turns: Sequence[ConversationTurn], names: Mapping[int, str]) -> RecentWindow:
@@ -122,9 +125,13 @@ class RecentReader:
         return TurnStyle(mode="context", assistant_label=f"Assistant ({self.assistant_name})")
 
 
-async def sender_names(session: AsyncSession, messages: Sequence[Message]) -> dict[int, str]:
-    ids = {m.sender_id for m in messages if m.sender_id is not None}
-    if not ids:
-        return {}
-    rows = await session.execute(select(User.id, User.display_name).where(User.id.in_(ids)))
-    return {row[0]: row[1] for row in rows}
+async def sender_names(
+    session: AsyncSession, messages: Sequence[Message], *, known: Mapping[int, str] | None = None
+) -> dict[int, str]:
+    """The senders' display names by user id: `known` ones as given, the others read."""
+    names = dict(known or {})
+    ids = {m.sender_id for m in messages if m.sender_id is not None} - names.keys()
+    if ids:
+        rows = await session.execute(select(User.id, User.display_name).where(User.id.in_(ids)))
+        names.update((row[0], row[1]) for row in rows)
+    return names

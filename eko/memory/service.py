@@ -16,7 +16,7 @@ from eko.memory.relevance import dedup_min_score
 from eko.memory.summaries.builder import SummaryBuilder, SummaryHook
 from eko.memory.summaries.reads import SummaryReader
 from eko.memory.topics import Topics
-from eko.memory.turn_index import TurnIndexHook
+from eko.memory.turn_indexer import TurnIndexHook
 from eko.prompts.library import PromptLibrary
 from eko.store.db import Database
 from eko.store.vectors import VectorIndex
@@ -31,7 +31,7 @@ class Memory:
     context: DualContextBuilder
     extractor: MemoryExtractor
     settings: Settings
-    # Embeds each exchange's turns as they arrive (eko/memory/turn_index.py).
+    # Embeds each exchange's turns as they arrive (eko/memory/turn_indexer.py).
     turn_hook: TurnIndexHook | None = None
 
     def after_reply_hooks(self) -> list[Any]:
@@ -111,5 +111,5 @@ def build_memory(
         context=context,
         extractor=extractor,
         settings=settings,
-        turn_hook=TurnIndexHook(database, context.turns),
+        turn_hook=TurnIndexHook(database, context.indexer),
     )

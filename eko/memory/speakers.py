@@ -24,23 +24,6 @@ async def speaker_names(session: AsyncSession, messages: Iterable[Message]) -> d
     return {row[0]: row[1] for row in rows}
 
 
-async def named_speakers(session: AsyncSession, message_ids: Iterable[str]) -> dict[str, str]:
-    """The speaker names imported turns carry (eko/chat/history_import.py), by message id: read
-    from the metadata's one key, for readers that do not load the metadata (turn_recall)."""
-    ids = list(dict.fromkeys(message_ids))
-    found: dict[str, str] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        speaker = Message.meta["speaker"].as_string()
-        rows = await session.execute(
-            select(Message.id, speaker)
-            .where(Message.id.in_(chunk), speaker.is_not(None))
-            .limit(len(chunk))
-        )
-        found.update((row[0], row[1]) for row in rows if row[1])
-    return found
-
-
 def speaker_of(
     message: Message,
     names: Mapping[int, str],
@@ -48,8 +31,9 @@ def speaker_of(
     *,
     named: Mapping[str, str] | None = None,
 ) -> str:
-    """An imported turn's own speaker name first (from `named`, by message id, or from its
-    metadata when loaded), then the assistant's name or the sender's."""
+    """An imported turn's own speaker name first (from `named`, by message id — turn_recall
+    reads it with the turns — or from its metadata when loaded), then the assistant's name or
+    the sender's."""
     if named is not None and message.id in named:
         return named[message.id]
     if "meta" not in inspect(message).unloaded:

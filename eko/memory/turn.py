@@ -24,3 +24,6 @@ class Turn:
     # The turns before the message that the model reads verbatim: read once per message
     # (ChatService, before the writer) and handed to the context loader, memory and the chain.
     recent: RecentWindow | None = None
+    # True once `user` was read again after the message was counted against the quota (with
+    # the recent window, in one session): the stages read its quota from it, not the database.
+    user_current: bool = False

@@ -14,47 +14,32 @@ you still paint?"). On the dev questions, dense ranking alone put every evidence
 question in its top 20 for 65% of them instead of 57%, and the context's content recall at
 16k characters went from 90.0% to 92.7% (`eko bench context`, dev-q).
 
-Messages are indexed as they arrive, off the request path: after each reply the TurnIndexHook
-job embeds the exchange (and any newer message still missing); an imported history is indexed
-by its own job, batch by batch (`index_missing`, eko/jobs/turn_indexing.py). A context build
-only catches up the turns its search can return (older than the recent window) that are still
-missing — none while the jobs keep up; a safety net bounded in turns and in time, skipped while
-this process is indexing the room already (an import's job: the request searches what is
-indexed so far, full-text recall covers the rest). `eko memory reindex` indexes a whole history
-ahead of time, with progress.
+Messages are indexed as they arrive, off the request path; what writes the missing vectors
+(after each reply, a context build's bounded catch-up, an import's batches) is
+turn_indexer.py. `eko memory reindex` indexes a whole history ahead of time (`reindex`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from time import monotonic
 
 import numpy as np
-import structlog
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.embed.base import Embedder
 from eko.memory.scopes import room_key
 from eko.memory.speakers import speaker_names, speaker_of
-from eko.memory.turns import ChatTurn
-from eko.store.db import Database
-from eko.store.locks import KeyedLocks
 from eko.store.messages import seqs_of_messages
 from eko.store.models import Embedding, Message
 from eko.store.vectors import VectorIndex, VectorItem
-
-log = structlog.get_logger("eko.memory")
 
 COLLECTION = "turn"
 # A turn longer than this is embedded by its head: what a short question can match.
 EMBED_CHARS = 1_000
 BATCH = 64
-# A context build's catch-up embeds this many turns at a time, and stops between two once its
-# time is up.
-CATCH_UP_CHUNK = 8
 # Ids per IN (...) list when checking which messages have a vector.
 IN_CHUNK = 500
 # The head of the turn before that goes into a turn's vector, and how far back it may be:
@@ -77,102 +62,12 @@ class TurnIndex:
         vectors: VectorIndex,
         embedder: Embedder,
         assistant_name: str,
-        locks: KeyedLocks,
     ) -> None:
-        """`locks`: this process's keyed locks (Database.keyed_locks), one catch-up per room."""
         self._vectors = vectors
         self._embedder = embedder
         self._assistant_name = assistant_name
-        self._locks = locks
 
-    async def catch_up(
-        self,
-        session: AsyncSession,
-        *,
-        room_id: str,
-        limit: int | None = BATCH,
-        before_seq: int | None = None,
-    ) -> int:
-        """Embed the room's newest messages not yet indexed (among the newest `limit`, None =
-        all; only those before `before_seq` when given) and commit them. Returns how many
-        were indexed.
-
-        Concurrent requests catch up the same turns: within a process they take turns per
-        room, so one that waited finds what the other just committed and embeds nothing
-        twice (the wait holds no connection when the session has not run a statement yet).
-        Another process writing the same turns meanwhile is harmless: vectors are upserted.
-        """
-        async with self._locks.hold(lock_key(room_id)):
-            missing = await self._unindexed(
-                session, room_id=room_id, limit=limit, before_seq=before_seq
-            )
-            indexed = await self._index(session, room_id, missing)
-            if indexed:  # nothing written: no round trip to commit nothing
-                await session.commit()
-        return indexed
-
-    async def catch_up_within(
-        self,
-        session: AsyncSession,
-        *,
-        room_id: str,
-        limit: int,
-        before_seq: int | None,
-        seconds: float,
-    ) -> int:
-        """A request's catch-up (catch_up's), bounded in time: CATCH_UP_CHUNK turns at a time,
-        none started once `seconds` have passed; nothing at all while this process is
-        indexing the room already (an import's job holds its lock batch after batch, and a
-        request waiting for it would wait for the whole history). Returns how many."""
-        key = lock_key(room_id)
-        if self._locks.busy(key):
-            return 0
-        deadline = monotonic() + seconds
-        indexed = 0
-        async with self._locks.hold(key):
-            missing = await self._unindexed(
-                session, room_id=room_id, limit=limit, before_seq=before_seq
-            )
-            # Newest first: the turns just older than the recent window are the likeliest asked.
-            missing.reverse()
-            for start in range(0, len(missing), CATCH_UP_CHUNK):
-                if monotonic() >= deadline:
-                    break
-                done = await self._index(session, room_id, missing[start : start + CATCH_UP_CHUNK])
-                if done:
-                    await session.commit()
-                indexed += done
-        return indexed
-
-    async def index_missing(
-        self,
-        session: AsyncSession,
-        *,
-        room_id: str,
-        batch: int = BATCH,
-        progress: Callable[[int, int], Awaitable[None]] | None = None,
-    ) -> int:
-        """Embed every message of the room that has no vector yet, oldest first, `batch` at a
-        time (one embedder call and one commit per batch; the room's lock held per batch only,
-        so a request's catch-up or an exchange's job waits for one batch at most). `progress`
-        gets (done, total) after each batch. Returns how many were indexed."""
-        async with self._locks.hold(lock_key(room_id)):
-            missing = await self._unindexed(session, room_id=room_id, limit=None, before_seq=None)
-            await session.commit()  # no transaction held between batches
-        total, done = len(missing), 0
-        if progress is not None:
-            await progress(0, total)
-        for start in range(0, total, batch):
-            async with self._locks.hold(lock_key(room_id)):
-                chunk = await self._still_unindexed(session, missing[start : start + batch])
-                await self._index(session, room_id, chunk)
-                await session.commit()
-            done = min(start + batch, total)
-            if progress is not None:
-                await progress(done, total)
-        return done
-
-    async def _still_unindexed(
+    async def still_missing(
         self, session: AsyncSession, messages: Sequence[Message]
     ) -> list[Message]:
         """Those of `messages` that nobody indexed meanwhile (an exchange's job, a request)."""
@@ -203,7 +98,7 @@ class TurnIndex:
         messages = list(rows)
         done = 0
         for start in range(0, len(messages), BATCH):
-            done += await self._index(session, room_id, messages[start : start + BATCH])
+            done += await self.index(session, room_id, messages[start : start + BATCH])
             await session.commit()  # a long history is kept batch by batch, not all or nothing
             if progress is not None:
                 progress(done, len(messages))
@@ -247,34 +142,31 @@ class TurnIndex:
         ]
         return found[:k]
 
-    async def _unindexed(
+    async def missing(
         self, session: AsyncSession, *, room_id: str, limit: int | None, before_seq: int | None
     ) -> list[Message]:
         """The room's messages without a vector, among its newest `limit` (None: all) before
         `before_seq` — a bounded look whatever the room's length; older gaps are `eko memory
         reindex`'s."""
-        newest = select(Message.id).where(
+        # Each message with the model of its vector, if any: a correlated probe of the
+        # (collection, item_id) unique index per message read, in the same statement — never a
+        # join a planner could turn into a scan of the room's vectors (PostgreSQL did), and
+        # not the model in the WHERE (SQLite then took the (collection, model, key) index).
+        model = (
+            select(Embedding.model)
+            .where(Embedding.collection == COLLECTION, Embedding.item_id == Message.id)
+            .correlate(Message)
+            .scalar_subquery()
+        )
+        newest = select(Message.id, model).where(
             Message.room_id == room_id, Message.role.in_(("user", "assistant"))
         )
         if before_seq is not None:
             newest = newest.where(Message.seq < before_seq)
         if limit is not None:
             newest = newest.order_by(Message.seq.desc()).limit(limit)
-        ids = list((await session.execute(newest)).scalars())
-        # Three plain lookups, not one join: each is an index range or primary-key probes, so
-        # no planner can turn the check into a scan of the room's vectors (PostgreSQL did).
-        missing: list[str] = []
-        for start in range(0, len(ids), IN_CHUNK):
-            chunk = ids[start : start + IN_CHUNK]
-            # By (collection, item_id) alone, the unique index: with the model in the WHERE,
-            # SQLite picked the (collection, model, key) index and read the room's vectors.
-            rows = await session.execute(
-                select(Embedding.item_id, Embedding.model).where(
-                    Embedding.collection == COLLECTION, Embedding.item_id.in_(chunk)
-                )
-            )
-            indexed = {item for item, model in rows if model == self._embedder.name}
-            missing.extend(i for i in chunk if i not in indexed)
+        rows = await session.execute(newest)
+        missing = [item for item, indexed in rows if indexed != self._embedder.name]
         messages: list[Message] = []
         for start in range(0, len(missing), IN_CHUNK):
             chunk = missing[start : start + IN_CHUNK]
@@ -285,7 +177,9 @@ class TurnIndex:
         # At most `limit` rows: sorted here rather than by the database (no temporary sort).
         return sorted(messages, key=lambda m: m.seq)
 
-    async def _index(self, session: AsyncSession, room_id: str, messages: Sequence[Message]) -> int:
+    async def index(self, session: AsyncSession, room_id: str, messages: Sequence[Message]) -> int:
+        """Embed `messages` (the empty ones skipped) into the room's vectors, uncommitted;
+        returns how many."""
         kept = [m for m in messages if m.content.strip()]
         if not kept:
             return 0
@@ -333,11 +227,6 @@ async def _previous_turns(
     return found
 
 
-def lock_key(room_id: str) -> str:
-    """The per-process lock of a room's turn index: one writer of its vectors at a time."""
-    return f"turn-index:{room_id}"
-
-
 def embedded_text(
     message: Message,
     names: Mapping[int, str],
@@ -382,22 +271,3 @@ def _apart(a: datetime, b: datetime) -> timedelta:
 def speaker_line(speaker: str, content: str) -> str:
     """A turn's speaker and its words, cut to EMBED_CHARS."""
     return f"{speaker}: {content}"[:EMBED_CHARS]
-
-
-class TurnIndexHook:
-    """AfterReply: index the exchange just stored (the user message, the reply, and any newer
-    message of the room still missing, other members' included), off the request path."""
-
-    name = "memory.turn_index"
-    # A cached reply is a turn too, and embedding it costs no model call.
-    on_cached_reply = True
-
-    def __init__(self, database: Database, index: TurnIndex, *, limit: int = BATCH) -> None:
-        self._database = database
-        self._index = index
-        self._limit = limit
-
-    async def after(self, turn: ChatTurn, reply: Message) -> None:
-        async with self._database.session() as session:
-            indexed = await self._index.catch_up(session, room_id=turn.room.id, limit=self._limit)
-        log.debug("memory.turns.indexed", room_id=turn.room.id, count=indexed)

@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import load_only
 
-from eko.memory.speakers import named_speakers, speaker_names, speaker_of
+from eko.memory.speakers import speaker_names, speaker_of
 from eko.memory.turn_index import DenseHit
 from eko.store.message_search import search_messages
 from eko.store.models import Message
@@ -130,6 +130,7 @@ async def recall_turns(
     dated: Sequence[int] = (),
     prefer_sender: int | None = None,
     preferred_per_other: int = 4,
+    member_names: Mapping[int, str] | None = None,
 ) -> list[RecalledTurn]:
     """Best matches first, each with its neighbours, until `max_chars` is used.
 
@@ -144,7 +145,9 @@ async def recall_turns(
     `dated`: the turns of the periods the question names (eko.memory.date_recall), best
     first, interleaved right after the whole question's ranking. `prefer_sender`: the member
     the question names, whose hits come first, `preferred_per_other` of theirs for each hit
-    by anyone else (eko.memory.speakers.RoomSpeakers.named_member)."""
+    by anyone else (eko.memory.speakers.RoomSpeakers.named_member). `member_names`: the room's
+    members' display names when the caller has them (RoomSpeakers.members): only a sender
+    outside them is looked up."""
     if max_chars <= 0:
         return []
     rankings: list[list[int]] = []
@@ -178,17 +181,24 @@ async def recall_turns(
         for seq in range(hit.seq - around, hit.seq + around + 1)
         if before_seq is None or seq < before_seq
     }
-    rows = (
-        await session.execute(
-            select(Message)
-            .options(_RECALLED_COLUMNS)
-            .where(Message.room_id == room_id, Message.seq.in_(wanted))
-            .limit(len(wanted))  # (room_id, seq) is unique: bounded by the hits
-        )
-    ).scalars()
-    by_seq = {message.seq: message for message in rows}
-    names = await speaker_names(session, by_seq.values())
-    named = await named_speakers(session, (m.id for m in by_seq.values()))
+    # With each turn, the speaker name an imported turn carries (its metadata's one key).
+    speaker = Message.meta["speaker"].as_string()
+    rows = await session.execute(
+        select(Message, speaker)
+        .options(_RECALLED_COLUMNS)
+        .where(Message.room_id == room_id, Message.seq.in_(wanted))
+        .limit(len(wanted))  # (room_id, seq) is unique: bounded by the hits
+    )
+    by_seq: dict[int, Message] = {}
+    named: dict[str, str] = {}
+    for message, own in rows:
+        by_seq[message.seq] = message
+        if own:
+            named[message.id] = own
+    names = dict(member_names or {})
+    others = [m for m in by_seq.values() if m.sender_id is not None and m.sender_id not in names]
+    if others:
+        names.update(await speaker_names(session, others))
     recalled: list[RecalledTurn] = []
     used: set[int] = set()
     budget = max_chars

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from eko.store import sqlite_vec
+from eko.store import sqlite_driver, sqlite_vec
 from eko.store.locks import KeyedLocks
 
 if TYPE_CHECKING:
@@ -57,6 +57,8 @@ class Database:
             # still open (_sqlite_reset), not after every commit: each rollback is a round trip
             # to the connection's thread, one per session.
             kwargs["pool_reset_on_return"] = None
+            # One trip to the connection's thread per statement instead of four.
+            kwargs["connect_args"] = {"async_creator_fn": sqlite_driver.connect}
         else:
             self.sqlite_vec_available = False
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
@@ -79,6 +81,8 @@ class Database:
             kwargs: dict[str, Any] = {}
             if ":memory:" not in self.url and "mode=memory" not in self.url:
                 kwargs.update(pool_size=1, max_overflow=0, pool_timeout=2.0)
+            if self.dialect == "sqlite":
+                kwargs["connect_args"] = {"async_creator_fn": sqlite_driver.connect}
             self._probe_engine = create_async_engine(self.url, **kwargs)
         return self._probe_engine
 

@@ -40,6 +40,7 @@ async def append_message(
     created_at: datetime | None = None,
     in_same_transaction: SessionHook | None = None,
     looked_up: bool = False,
+    new_key: bool = False,
 ) -> tuple[Message, bool]:
     """Store one message in its own transaction. Returns (message, created).
 
@@ -47,8 +48,10 @@ async def append_message(
     is written. `in_same_transaction` runs inside the insert's transaction (e.g. a quota count),
     so both happen or neither does. `looked_up`: the caller has just looked the key up and
     found nothing (no second look before taking the lock; the one under it still runs).
+    `new_key`: the key was made for this call (a fresh random token), so no message can hold
+    it: no look at all, before the lock or under it (a retry after a conflict still looks).
     """
-    if not looked_up:
+    if not (looked_up or new_key):
         # Fast path for retries and duplicates: they need no lock to find what is stored.
         async with database.session() as session:
             existing = await get_by_dedupe_key(session, dedupe_key=dedupe_key)
@@ -58,6 +61,7 @@ async def append_message(
         return await _append_with_retries(
             database,
             dedupe_key=dedupe_key,
+            new_key=new_key,
             in_same_transaction=in_same_transaction,
             fields={
                 "room_id": room_id,
@@ -80,15 +84,17 @@ async def _append_with_retries(
     dedupe_key: str,
     in_same_transaction: SessionHook | None,
     fields: dict[str, Any],
+    new_key: bool = False,
 ) -> tuple[Message, bool]:
     room_id = fields["room_id"]
     content = fields["content"]
     for attempt in range(APPEND_ATTEMPTS):
         try:
             async with database.session() as session:
-                existing = await get_by_dedupe_key(session, dedupe_key=dedupe_key)
-                if existing is not None:
-                    return existing, False
+                if not new_key or attempt > 0:
+                    existing = await get_by_dedupe_key(session, dedupe_key=dedupe_key)
+                    if existing is not None:
+                        return existing, False
                 if database.dialect == "postgresql":
                     # Other API processes append to this room too: its row is the lock.
                     await session.execute(

@@ -372,6 +372,9 @@ async def test_guard_off_expired_and_broken_embedder_fall_through_to_the_writer(
         monkeypatch.setattr(h.services.embedder, "embed", broken)
         paraphrase = await ask(h, headers, room, "How can I export my calendar to Outlook?")
         assert paraphrase["assistant_message"]["content"].startswith("Model answer")
+        # The exact question needs no vector: still served while the embedder is down.
+        exact = await ask(h, headers, room, QUESTION)
+        assert exact["assistant_message"]["type"] == "cached_response"
         monkeypatch.undo()
 
         await age_entry(h.services.database, created.json()["id"], days=31)

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from eko.embed.base import Kind
-from eko.memory.context import level_boost, recency_factor
+from eko.memory.context_rag import level_boost, recency_factor
 from eko.memory.items import NewItem
 from eko.memory.scopes import GLOBAL, room_key, user_key
 from eko.store.memory_models import Summary, SummaryTopic, Topic

@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from eko.embed.base import Kind
 from eko.embed.hashing import HashEmbedder
 from eko.memory.turn_index import COLLECTION, TurnIndex
+from eko.memory.turn_indexer import TurnIndexer
 from eko.store.locks import KeyedLocks
 from eko.store.models import Embedding, Room
 from eko.store.vectors.sqlite import SqliteVecIndex, vec_table
@@ -52,8 +53,10 @@ async def _history(kit: MemoryKit) -> Room:
     return room
 
 
-async def _catch_up_at_once(kit: MemoryKit, indexes: Sequence[TurnIndex], room: Room) -> list[int]:
-    async def one(index: TurnIndex) -> int:
+async def _catch_up_at_once(
+    kit: MemoryKit, indexes: Sequence[TurnIndexer], room: Room
+) -> list[int]:
+    async def one(index: TurnIndexer) -> int:
         async with kit.database.session() as session:
             return await index.catch_up(session, room_id=room.id, limit=64)
 
@@ -80,12 +83,7 @@ async def _assert_indexed_once(kit: MemoryKit, room: Room, embedder: HashEmbedde
             assert vec_rows == 2 * EXCHANGES
         # The index answers: message 7 (seq 15) is found by its words, or the reply after it
         # (whose vector holds them too).
-        index = TurnIndex(
-            vectors=kit.vectors,
-            embedder=embedder,
-            assistant_name="Eko",
-            locks=KeyedLocks(),
-        )
+        index = TurnIndex(vectors=kit.vectors, embedder=embedder, assistant_name="Eko")
         query = (await embedder.embed(["Alice: Message number 7 about topic 7."]))[0]
         hits = await index.search(session, room_id=room.id, vector=query, before_seq=None, k=1)
         assert [hit.seq for hit in hits] in ([15], [16])
@@ -98,7 +96,7 @@ async def test_concurrent_catch_ups_in_one_process_index_each_turn_once(
     embedder = CountingEmbedder(dim=72)
     kit = kit_factory(embedder=embedder)
     room = await _history(kit)
-    indexes = [kit.memory.context.turns] * CONCURRENT
+    indexes = [kit.memory.context.indexer] * CONCURRENT
 
     indexed = await _catch_up_at_once(kit, indexes, room)
 
@@ -110,13 +108,16 @@ async def test_concurrent_catch_ups_in_one_process_index_each_turn_once(
 async def test_concurrent_catch_ups_from_several_processes_write_each_turn_once(
     kit_factory: Callable[..., MemoryKit],
 ) -> None:
-    # One TurnIndex per "process" (its own locks): nothing keeps them from writing the same
+    # One TurnIndexer per "process" (its own locks): nothing keeps them from writing the same
     # turns at the same time but the database.
     embedder = CountingEmbedder(dim=88)
     kit = kit_factory(embedder=embedder)
     room = await _history(kit)
     indexes = [
-        TurnIndex(vectors=kit.vectors, embedder=embedder, assistant_name="Eko", locks=KeyedLocks())
+        TurnIndexer(
+            TurnIndex(vectors=kit.vectors, embedder=embedder, assistant_name="Eko"),
+            locks=KeyedLocks(),
+        )
         for _ in range(CONCURRENT)
     ]
 

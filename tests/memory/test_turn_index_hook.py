@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 
-from eko.memory.turn_index import COLLECTION, TurnIndexHook
+from eko.memory.turn_index import COLLECTION
+from eko.memory.turn_indexer import TurnIndexHook
 from eko.store.models import Embedding, Message, Room, User
 from tests.api.conftest import HarnessFactory
 

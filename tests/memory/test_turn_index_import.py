@@ -14,7 +14,7 @@ import numpy as np
 
 from eko.embed.base import Kind
 from eko.embed.hashing import HashEmbedder
-from eko.memory.turn_index import lock_key
+from eko.memory.turn_indexer import lock_key
 from eko.store import messages as message_repo
 from eko.store.models import Room, User
 
@@ -116,7 +116,7 @@ async def test_the_indexing_pass_embeds_every_turn_in_batches_with_progress(
     async def progress(done: int, total: int) -> None:
         seen.append((done, total))
 
-    index = kit.memory.context.turns
+    index = kit.memory.context.indexer
     async with kit.database.session() as session:
         indexed = await index.index_missing(session, room_id=room.id, batch=50, progress=progress)
     assert indexed == TURNS + 1

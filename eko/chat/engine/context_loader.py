@@ -228,7 +228,12 @@ class ContextLoader:
 
     async def load(self, turn: Turn) -> ChatContext:
         async with self._database.session() as session:
-            user = await session.get(User, turn.user.id, populate_existing=True)
+            # Read again unless the turn's is (the quota counted this message since login).
+            user = (
+                turn.user
+                if turn.user_current
+                else await session.get(User, turn.user.id, populate_existing=True)
+            )
             if user is None:
                 raise LookupError(f"user {turn.user.id} no longer exists")
             facts = [

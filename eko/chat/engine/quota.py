@@ -87,8 +87,11 @@ class QuotaPaywall:
         self._prompts = prompts
 
     async def respond(self, turn: Turn) -> Draft | None:
-        async with self._database.session() as session:
-            status = await load_quota(session, user_id=turn.user.id)
+        if turn.user_current:
+            status: QuotaStatus | None = QuotaStatus.of(turn.user)
+        else:
+            async with self._database.session() as session:
+                status = await load_quota(session, user_id=turn.user.id)
         if status is None or status.state != "blocked":
             return None
         log.info(

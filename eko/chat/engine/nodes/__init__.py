@@ -32,7 +32,7 @@ def default_registry(
     return NodeRegistry(
         [
             context_node(loader, timeout_s=tool_timeout),
-            quota_node(database, prompts, timeout_s=tool_timeout),
+            quota_node(prompts, timeout_s=tool_timeout),
             docs_chunks_node(
                 docs, max_chars=settings.chat_writer_docs_max_chars, timeout_s=tool_timeout
             ),

@@ -1,0 +1,114 @@
+"""How many SQL statements and transactions one posted message costs, on both backends.
+
+The pipeline's overhead is spread over its round trips to the database (`eko bench pipeline`
+times it; docs/benchmarks.md). Timings move with the machine's load, counts do not: these
+ceilings are what the path costs now, so a new session or statement on it fails here — lower
+them when the path gets cheaper. The message takes the full plan (context, quota, docs, memory,
+writer) in a room with history, as the benchmark's do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from eko.config import Settings
+from eko.embed.hashing import HashEmbedder
+from eko.llm.providers import FunctionModel
+from eko.llm.types import ProviderRequest
+from eko.store import chat_profile
+from eko.store import rooms as room_repo
+from eko.store import users as user_repo
+from eko.store.db import Database
+from eko.store.models import Room, User
+from eko.wiring import Services, build_services
+from eko_bench.sql_counter import SqlCount, SqlCounter
+
+SCOPE = "help"
+ROUTE = (
+    '{"confidence": 0.9, "decision": "route", "notes": "test", "payload": {"intent": '
+    '"general_question", "context_level": "light", "need_web": false, "web_search_prompt": "", '
+    f'"scope_need": true, "scopes_selected": ["{SCOPE}"]}}}}'
+)
+FACTS = {"first_name": "Ana", "use_tu_form": True, "main_city": "Lyon", "main_activity": "QA"}
+# Ceilings per posted message: (statements, transactions). PostgreSQL also locks the room's row
+# to append a message, notifies listeners of it and sets its vector search's options.
+CEILINGS = {"sqlite": (31, 11), "postgresql": (36, 13)}
+# Before (main at fe9f98b): SQLite 40 statements in 16 transactions, PostgreSQL 45 in 17.
+
+
+def _model() -> FunctionModel:
+    def answer(request: ProviderRequest) -> str:
+        return ROUTE if request.json_schema is not None else "Voici la réponse."
+
+    return FunctionModel(answer, name="scripted-route")
+
+
+@pytest.fixture
+async def stack(database: Database) -> AsyncIterator[tuple[Services, User, Room]]:
+    settings = Settings(
+        database_url=database.url,
+        memory_extract_enabled=False,
+        summaries_enabled=False,
+        docs_chunk_chars=400,
+        # After-reply jobs run when drained, not inside the counted post.
+        jobs_worker_in_process=False,
+        _env_file=None,
+    )
+    services = build_services(
+        settings, providers=[_model()], embedder=HashEmbedder(), database=database
+    )
+    async with database.session() as session:
+        user, _ = await user_repo.create_user(session, display_name="ana", is_pro=True)
+        for key, value in FACTS.items():
+            await chat_profile.upsert_fact(session, user_id=user.id, fact_key=key, value=value)
+        room = await room_repo.create_room(
+            session, kind="direct", name="help", persona="eko", created_by=user.id
+        )
+    text = "\n\n".join(
+        f"## Topic {i}\n\nThe setting {i} lives under menu {i % 7}." for i in range(40)
+    )
+    await services.engine.docs.ingest(scope=SCOPE, source="help.md", text=text)
+    try:
+        yield services, user, room
+    finally:
+        await services.jobs.drain()
+        await services.aclose()
+
+
+async def _post(services: Services, user: User, room: Room, text: str) -> None:
+    exchange = await services.chat.post(user=user, room=room, content=text)
+    assert exchange.assistant_message is not None
+    assert exchange.assistant_message.content == "Voici la réponse."
+    await services.jobs.drain()  # the turn index's job, outside any count
+
+
+async def test_a_posted_message_costs_no_more_round_trips_than_now(
+    database: Database, stack: tuple[Services, User, Room]
+) -> None:
+    services, user, room = stack
+    # History older than the recent window, indexed by the after-reply jobs as it arrives.
+    for i in range(14):
+        await _post(services, user, room, f"How do I change setting {i}? ({i})")
+    counter = SqlCounter(database)
+    counts: list[SqlCount] = []
+    try:
+        for i in range(3):
+            with counter.counting() as count:
+                exchange = await services.chat.post(
+                    user=user, room=room, content=f"Where is setting {i} again? (again {i})"
+                )
+            counts.append(count)
+            reply = exchange.assistant_message
+            assert reply is not None and reply.content == "Voici la réponse."
+            # The full plan ran: context, quota, docs, memory and the writer.
+            assert set(reply.meta["nodes"]) >= {"A", "B", "S", "M", "D"}, reply.meta["nodes"]
+            assert reply.meta["nodes"]["S"]["outcome"] == "ok"
+            await services.jobs.drain()
+    finally:
+        counter.close()
+    statements, transactions = CEILINGS[database.dialect]
+    for count in counts:
+        assert 0 < count.statements <= statements, counts
+        assert 0 < count.transactions <= transactions, counts
