@@ -10,14 +10,15 @@ import asyncio
 import dataclasses
 from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING
 
 from eko.llm.errors import ProviderTimeout
-from eko.llm.priority import PriorityGate
+from eko.llm.priority import Lease, PriorityGate
 from eko.llm.providers.llama_backend import CancelFlag, StreamingLlama, consume_outcome
 from eko.llm.sanitize import sanitize_reply
 from eko.llm.stream_text import StablePrefix, sanitizer_tail
-from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse, StreamItem
+from eko.llm.types import ChatMessage, Priority, ProviderRequest, ProviderResponse, StreamItem
 
 if TYPE_CHECKING:
     from eko.llm.providers.local import _Loaded
@@ -35,6 +36,8 @@ class LocalStreaming:
     if TYPE_CHECKING:  # defined by LocalLlamaProvider
 
         def _worker(self) -> ThreadPoolExecutor: ...
+
+        def _turn(self, priority: Priority) -> AbstractAsyncContextManager[Lease]: ...
 
         def _ensure_loaded(self) -> _Loaded: ...
 
@@ -57,7 +60,7 @@ class LocalStreaming:
         def on_text(text: str) -> None:  # on the worker thread
             loop.call_soon_threadsafe(queue.put_nowait, text)
 
-        async with self._gate.hold(request.priority):
+        async with self._turn(request.priority):
             future = loop.run_in_executor(
                 self._worker(), self._stream_sync, request, cancel, on_text
             )
