@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
+from eko.chat.admission import LocalLine
 from eko.chat.chain_writer import build_chain_writer
 from eko.chat.engine import ChatEngineParts, build_chat_engine
 from eko.chat.engine.warmup import stable_prefixes, warm_up
@@ -243,6 +244,10 @@ def build_services(
             engine.paywall,
             MemoryGuardStage(conversation_guard),
         ],
+        local_line=LocalLine(
+            lambda: getattr(runtime.answering_provider(), "gate", None),
+            max_queue=settings.local_max_queue,
+        ),
     )
     return Services(
         settings=settings,
