@@ -26,9 +26,10 @@ def new_room(eko: LiveEko) -> str:
 class Poster(threading.Thread):
     """One person posting a message and reading its reply's events as they come."""
 
-    def __init__(self, eko: LiveEko, room_id: str, content: str) -> None:
+    def __init__(self, eko: LiveEko, room_id: str, content: str, *, timeout_s: float = 120) -> None:
         super().__init__(daemon=True)
         self.eko, self.room_id, self.content = eko, room_id, content
+        self.timeout_s = timeout_s
         self.seen: list[tuple[str, Any]] = []
         self.status: int | None = None
 
@@ -38,7 +39,7 @@ class Poster(threading.Thread):
             f"{self.eko.url}/v1/rooms/{self.room_id}/messages?stream=true",
             json={"content": self.content},
             headers=self.eko.headers,
-            timeout=120,
+            timeout=self.timeout_s,
         ) as response:
             self.status = response.status_code
             for event in events(response.iter_lines()):
