@@ -21,9 +21,7 @@ def test_a_round_of_concurrent_users_through_a_real_server(
     local = slow_local(tmp_path, SlowLlama(delay=0.5))
     with running_eko(database_url, [local], local_max_queue=1) as eko:
         result = run_isolated(
-            one_round(
-                eko.url, database_url, backend="test", users=3, questions=1, timeout_s=60
-            )
+            one_round(eko.url, database_url, backend="test", users=3, questions=1, timeout_s=60)
         )
 
     assert len(result.posts) == 3
