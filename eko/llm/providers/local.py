@@ -19,14 +19,14 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
 import structlog
 
 from eko.llm.bundled import DEFAULT_BUNDLED_MODEL, get_bundled_model
-from eko.llm.chat_template import ChatTemplate, TemplateError, control_token_ids
+from eko.llm.chat_template import control_token_ids
 from eko.llm.deadline import queued
 from eko.llm.errors import (
     InvalidOutput,
@@ -36,7 +36,7 @@ from eko.llm.errors import (
     ProviderUnavailable,
 )
 from eko.llm.priority import Lease, PriorityGate
-from eko.llm.prompt_budget import InputCut, PromptDoesNotFit, fit_messages
+from eko.llm.prompt_budget import InputCut
 from eko.llm.providers.llama_backend import (
     CancelFlag,
     GrammarFactory,
@@ -53,9 +53,9 @@ from eko.llm.providers.llama_backend import (
 )
 from eko.llm.providers.llama_prefill import DEFAULT_PREFILL_CHUNK, prefill_in_chunks
 from eko.llm.providers.local_grammar import check_grammar_parses, json_schema_grammar
+from eko.llm.providers.local_prompt import LoadedModel, Prompt, PromptShape, build_prompt
 from eko.llm.providers.local_stream import LocalStreaming, speakers
 from eko.llm.sanitize import sanitize_reply
-from eko.llm.transcript import render_transcript
 from eko.llm.types import ChatMessage, Priority, ProviderRequest, ProviderResponse, Usage
 from eko.llm.waiting import arrival, current_listener
 
@@ -82,13 +82,6 @@ _MAX_PREEMPTIONS = 3
 _INTERACTIVE_CHUNK_FACTOR = 4
 # How long a call may wait in line before its deadlines count again (EKO_LOCAL_QUEUE_WAIT_S).
 DEFAULT_QUEUE_WAIT_S = 600.0
-
-
-@dataclass(frozen=True, slots=True)
-class _Loaded:
-    llama: LlamaLike
-    template: ChatTemplate | None  # None: prompted as a transcript
-    banned_tokens: frozenset[int]
 
 
 class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
@@ -142,7 +135,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         self._resolve_default = resolve_default or (
             lambda: resolve_default_model_path(bundled, models_dir)
         )
-        self._loaded: _Loaded | None = None
+        self._loaded: LoadedModel | None = None
         self._grammars: dict[str, Any] = {}
         self._gate = PriorityGate()
         self._executor: ThreadPoolExecutor | None = None
@@ -269,7 +262,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
 
     # --- worker thread ---
 
-    def _ensure_loaded(self) -> _Loaded:
+    def _ensure_loaded(self) -> LoadedModel:
         if self._loaded is not None:
             return self._loaded
         try:
@@ -296,7 +289,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
             install_prompt_cache(llama, self._prompt_cache_bytes)
         self._model_path = path
         self.model = path.stem
-        self._loaded = _Loaded(llama=llama, template=template, banned_tokens=banned)
+        self._loaded = LoadedModel(llama=llama, template=template, banned_tokens=banned)
         return self._loaded
 
     def _unload(self) -> None:
@@ -321,48 +314,12 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         return grammar
 
     def _prompt(
-        self, loaded: _Loaded, request: ProviderRequest
-    ) -> tuple[str | list[int], list[str], InputCut | None]:
-        """The prompt (text, or tokens for a chat template), its stop sequences, and what was
-        cut from the messages to fit the prompt budget."""
-        budget = self._prompt_budget(request)
-        try:
-            messages, cut = fit_messages(
-                request.messages,
-                count_tokens=lambda candidate: self._render(loaded, candidate, request)[1],
-                budget_tokens=budget,
-            )
-        except PromptDoesNotFit as exc:
-            raise PromptTooLong(self.name, f"prompt budget {budget} tokens: {exc}") from exc
-        prompt, _, stop = self._render(loaded, messages, request)
-        if cut is not None:
-            log.info("llm.local.input_cut", provider=self.name, model=self.model, **cut.as_meta())
-        return prompt, stop, cut
-
-    def _prompt_budget(self, request: ProviderRequest) -> int:
-        # The answer's tokens share the context window with the prompt's.
-        room = max(self.n_ctx - request.max_tokens, 1)
-        return min(self.max_prompt_tokens, room) if self.max_prompt_tokens else room
-
-    def _render(
-        self, loaded: _Loaded, messages: Sequence[ChatMessage], request: ProviderRequest
-    ) -> tuple[str | list[int], int, list[str]]:
-        """The messages as a prompt (tokens for a chat template; a transcript's text for base
-        models, tokenized by llama.cpp as it always was), its length in tokens, and stops."""
-        if loaded.template is None:
-            transcript = render_transcript(
-                messages, assistant_name=request.assistant_name, user_label=self._user_label
-            )
-            length = len(loaded.llama.tokenize(transcript.prompt.encode("utf-8"), special=True))
-            return transcript.prompt, length, list(transcript.stop)
-        try:
-            rendered = loaded.template.render(messages)
-        except TemplateError as exc:
-            raise ProviderError(self.name, str(exc)) from exc
-        tokens = loaded.llama.tokenize(
-            rendered.prompt.encode("utf-8"), add_bos=rendered.add_bos, special=True
+        self, loaded: LoadedModel, request: ProviderRequest
+    ) -> tuple[Prompt, list[str], InputCut | None]:
+        shape = PromptShape(
+            self.name, self.model, self.n_ctx, self.max_prompt_tokens, self._user_label
         )
-        return tokens, len(tokens), list(loaded.template.stop)
+        return build_prompt(loaded, request, shape)
 
     def _generate_sync(
         self, request: ProviderRequest, cancel: CancelFlag, chunked: bool = False

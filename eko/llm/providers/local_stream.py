@@ -21,7 +21,7 @@ from eko.llm.stream_text import StablePrefix, sanitizer_tail
 from eko.llm.types import ChatMessage, Priority, ProviderRequest, ProviderResponse, StreamItem
 
 if TYPE_CHECKING:
-    from eko.llm.providers.local import _Loaded
+    from eko.llm.providers.local_prompt import LoadedModel
 
 
 class LocalStreaming:
@@ -31,7 +31,7 @@ class LocalStreaming:
     timeout_s: float | None
     _gate: PriorityGate
     _user_label: str
-    _loaded: _Loaded | None
+    _loaded: LoadedModel | None
 
     if TYPE_CHECKING:  # defined by LocalLlamaProvider
 
@@ -39,7 +39,7 @@ class LocalStreaming:
 
         def _turn(self, priority: Priority) -> AbstractAsyncContextManager[Lease]: ...
 
-        def _ensure_loaded(self) -> _Loaded: ...
+        def _ensure_loaded(self) -> LoadedModel: ...
 
         def _generate_sync(
             self, request: ProviderRequest, cancel: CancelFlag
