@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from eko.accounts.passwords import Passwords
 from eko.accounts.service import Accounts
+from eko.chat.admission import LocalLine
 from eko.chat.chain_writer import build_chain_writer
 from eko.chat.engine import ChatEngineParts, build_chat_engine
 from eko.chat.engine.warmup import stable_prefixes, warm_up
@@ -247,6 +248,10 @@ def build_services(
             engine.paywall,
             MemoryGuardStage(conversation_guard),
         ],
+        local_line=LocalLine(
+            lambda: getattr(runtime.answering_provider(), "gate", None),
+            max_queue=settings.local_max_queue,
+        ),
     )
     return Services(
         settings=settings,

@@ -196,8 +196,9 @@ def load(
         list[str] | None,
         typer.Option(
             help="a: distinct messages in one room; b: identical posts (client_message_id, "
-            "Idempotency-Key); c: hung primary provider; d: steady load, 1 and 2 API workers. "
-            "Repeatable; default all."
+            "Idempotency-Key); c: hung primary provider; d: steady load, 1 and 2 API workers; "
+            "e: the bundled model with K concurrent users (real model, minutes: only when "
+            "asked). Repeatable; default a-d."
         ),
     ] = None,
     latency: Annotated[float, typer.Option(help="Fake model latency, seconds.")] = 0.3,
@@ -214,14 +215,26 @@ def load(
     request_timeout: Annotated[
         float, typer.Option(help="Client timeout per request, seconds.")
     ] = 60.0,
+    bundled_users: Annotated[
+        str, typer.Option(help="(e) concurrent users per round, comma-separated.")
+    ] = "1,2,4,8",
+    bundled_questions: Annotated[
+        int, typer.Option(min=1, help="(e) questions each user posts one after another.")
+    ] = 2,
 ) -> None:
     """Eko under concurrent load through real sockets (fake model, `eko serve` processes)"""
     if backend not in LOAD_BACKENDS:
         fail(f"unknown backend {backend!r}", fix="use sqlite, postgres or both")
     chosen = scenario or ["a", "b", "c", "d"]
-    unknown = sorted(set(chosen) - {"a", "b", "c", "d"})
+    unknown = sorted(set(chosen) - {"a", "b", "c", "d", "e"})
     if unknown:
-        fail(f"unknown scenario {', '.join(unknown)}", fix="use a, b, c and/or d")
+        fail(f"unknown scenario {', '.join(unknown)}", fix="use a, b, c, d and/or e")
+    try:
+        user_counts = tuple(int(k) for k in bundled_users.split(",") if k.strip())
+    except ValueError:
+        fail(f"--bundled-users {bundled_users!r} is not a list of numbers", fix="e.g. 1,2,4,8")
+    if not user_counts or min(user_counts) < 1:
+        fail("--bundled-users needs at least one count of 1 or more", fix="e.g. 1,2,4,8")
     module = support.module("eko_bench.load")
     options = module.LoadOptions(
         latency_s=latency,
@@ -232,6 +245,8 @@ def load(
         steady_users=steady_users,
         steady_seconds=duration,
         request_timeout_s=request_timeout,
+        bundled_users=user_counts,
+        bundled_questions=bundled_questions,
     )
     _run_load(module, LOAD_BACKENDS[backend], set(chosen), options)
 

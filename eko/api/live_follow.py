@@ -2,16 +2,17 @@
 
 `start_live` starts an exchange writing into a new LiveReply and returns once the user message
 is stored (errors before that raise, nothing streamed). `follow` then yields the deltas (those
-so far first, when it joins a reply in progress), then the stored exchange (or the exception
-that ended it). A follower that goes away before the end stops the generation, if it is the
-one that started it: closing the stream is a stop.
+so far first, when it joins a reply in progress) — and, when asked, the reply's place in the
+local model's line while it waits — then the stored exchange (or the exception that ended it).
+A follower that goes away before the end stops the generation, if it is the one that started
+it: closing the stream is a stop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ import structlog
 from eko.chat.service import Exchange
 from eko.chat.streaming import LiveReply
 from eko.events.types import Event
+from eko.llm.waiting import QueuePlace
 
 log = structlog.get_logger("eko.api")
 
@@ -69,18 +71,29 @@ async def start_live(
 
 
 async def follow(live: LiveReply, post: asyncio.Task[Exchange]) -> AsyncIterator[str | Ended]:
+    """The deltas, then the end (no places in the line)."""
+    async with contextlib.aclosing(follow_places(live, post)) as items:
+        async for item in items:
+            if not isinstance(item, QueuePlace):
+                yield item
+
+
+async def follow_places(
+    live: LiveReply, post: asyncio.Task[Exchange]
+) -> AsyncGenerator[str | QueuePlace | Ended, None]:
+    """The deltas and the reply's places in the local model's line, then the end."""
     target = live.target
     queue = target.listen()
     finished = False
-    waiting: asyncio.Task[str] | None = None
+    waiting: asyncio.Task[str | QueuePlace] | None = None
     try:
         while True:
             waiting = asyncio.ensure_future(queue.get())
             await asyncio.wait({waiting, post}, return_when=asyncio.FIRST_COMPLETED)
             if not waiting.done():
                 break
-            delta, waiting = waiting.result(), None
-            yield delta
+            item, waiting = waiting.result(), None
+            yield item
         while not queue.empty():
             yield queue.get_nowait()
         try:

@@ -1,6 +1,7 @@
 """Overload answers: 503 with Retry-After, fast, instead of a request that hangs or a 500.
 
-Three sources: the chat service's admission limit (nothing was stored), a database pool with
+Three sources: the chat service's admission limits (messages in flight, people waiting for
+the local model: nothing was stored), a database pool with
 no free connection within `db_pool_timeout_s` (the transaction never started, so nothing of it
 was stored either), and a database that cannot be reached or is restarting (a statement failed
 and its transaction was rolled back: what the request did not finish is not stored; a retry
@@ -28,13 +29,17 @@ DATABASE_RETRY_AFTER_S = 2
 def install_overload_handlers(app: FastAPI) -> None:
     @app.exception_handler(Overloaded)
     async def _overloaded(request: Request, exc: Overloaded) -> JSONResponse:
-        log.warning("api.overloaded", path=request.url.path, reason="inflight")
+        reason = "local_queue" if exc.detail else "inflight"
+        log.warning("api.overloaded", path=request.url.path, reason=reason)
+        detail = exc.detail or (
+            f"Too many messages are being answered; nothing was stored. Retry in "
+            f"{exc.retry_after_s} s."
+        )
         return problem_response(
             503,
             "overloaded",
             "Server busy",
-            f"Too many messages are being answered; nothing was stored. Retry in "
-            f"{exc.retry_after_s} s (the same Idempotency-Key or client_message_id is safe).",
+            f"{detail} (The same Idempotency-Key or client_message_id is safe.)",
             instance=request.url.path,
             headers={"Retry-After": str(exc.retry_after_s)},
         )

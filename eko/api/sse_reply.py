@@ -2,16 +2,21 @@
 (or `?stream=true`).
 
     event: message  data: the stored user message (MessageOut)
+    event: queued   data: {"position": n, "estimate_s": t}             (0..n times)
     event: delta    data: {"index": n, "text": "..."}                 (0..n times)
     event: error    data: {"code": ..., "detail": ...}                  (a broken or failed reply)
     event: done     data: {"message": MessageOut | null, "source": model|cache|paywall|fallback,
                            "pending": true when the answer is owed and will come later}
 
-The deltas are the text as it is written; `done` carries the reply as stored, which is what
-a client keeps (a cache or paywall answer arrives as one delta). Problems found before the
-user message is stored (too long, empty, key reused, overloaded) are ordinary problem+json
-responses, not streams. A reconnect with the same idempotency key replays the reply in
-progress and follows it, or gets the stored one. Closing the stream stops the generation.
+`queued` says where the reply waits in the local model's line (eko/llm/waiting.py): `position`
+model calls go before it (the one running included), its turn in about `estimate_s` seconds; it
+comes when the wait starts and whenever the place changes, and `position` 0 says the turn came
+(the model is reading the prompt). The deltas are the text as it is written; `done` carries the
+reply as stored, which is what a client keeps (a cache or paywall answer arrives as one delta).
+Problems found before the user message is stored (too long, empty, key reused, overloaded) are
+ordinary problem+json responses, not streams. A reconnect with the same idempotency key replays
+the reply in progress and follows it, or gets the stored one. Closing the stream stops the
+generation.
 """
 
 from __future__ import annotations
@@ -24,10 +29,11 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import StreamingResponse
 
-from eko.api.live_follow import Publish, Start, follow, remainder, start_live
+from eko.api.live_follow import Publish, Start, follow_places, remainder, start_live
 from eko.api.schemas.rooms import MessageOut
 from eko.chat.service import Exchange
 from eko.chat.streaming import LiveReply
+from eko.llm.waiting import QueuePlace
 from eko.store.models import Message, User
 
 SSE_MEDIA_TYPE = "text/event-stream"
@@ -46,7 +52,8 @@ def sse_doc(status: int) -> dict[int | str, dict[str, Any]]:
     return {
         status: {
             "description": "As JSON, or as Server-Sent Events when asked for "
-            "(`Accept: text/event-stream` or `?stream=true`): events message, delta, error, done.",
+            "(`Accept: text/event-stream` or `?stream=true`): events message, queued, "
+            "delta, error, done.",
             "content": {SSE_MEDIA_TYPE: {"schema": SSE_EVENT_SCHEMA}},
         }
     }
@@ -94,7 +101,10 @@ async def _events(
         MessageOut.of(live.user_message, sender_public_id=user.public_id).model_dump(mode="json"),
     )
     shown: list[str] = []
-    async for item in follow(live, post):
+    async for item in follow_places(live, post):
+        if isinstance(item, QueuePlace):
+            yield sse("queued", {"position": item.position, "estimate_s": item.estimate_s})
+            continue
         if isinstance(item, str):
             shown.append(item)
             yield sse("delta", {"index": len(shown) - 1, "text": item})

@@ -12,7 +12,6 @@ wrote one).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from eko.chain.antiloop import DEFAULT_GLOBAL_CAP, GlobalBudget, StageGuard
 from eko.chain.report import ChainResult, StageReport
 from eko.chain.tool_calls import MAX_CALLS_PER_TURN, ToolCall, parse_output
 from eko.chain.tools.registry import ToolContext, ToolRegistry, ToolResult
+from eko.llm.deadline import time_limit
 from eko.llm.errors import AllProvidersFailed, LLMError
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
@@ -86,7 +86,7 @@ class ChainRunner:
                 continue
             started = time.perf_counter()
             try:
-                async with asyncio.timeout(stage.timeout_s):
+                async with time_limit(stage.timeout_s):  # stopped while queued
                     await self._run_stage(
                         stage,
                         report,

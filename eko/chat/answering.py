@@ -18,13 +18,14 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.chat.pipeline import Draft, ShortCircuit, Turn, Writer
-from eko.chat.streaming import current_live
+from eko.chat.streaming import LiveReply, current_live
 from eko.config import Settings
 from eko.events.payloads import message_created, message_updated
 from eko.events.types import EventBus
 from eko.jobs.after_reply import AfterReplyJobs
 from eko.jobs.queue import JobQueue
 from eko.llm.deadline import message_deadline
+from eko.llm.waiting import waiting_turn
 from eko.memory.recent import RecentReader
 from eko.store import answer_outbox as outbox
 from eko.store import message_versions as version_repo
@@ -158,10 +159,15 @@ class Answerer:
             if existing is not None:
                 return existing
         # One deadline for every model call made for this message (orchestrator, writer and
-        # their fallbacks): a hung provider cannot hold a person longer than this.
-        with message_deadline(self._settings.chat_message_deadline_s):
-            draft = await self._draft(turn)
+        # their fallbacks): a hung provider cannot hold a person longer than this. It stops
+        # counting while a call waits in the local model's line, which the person following
+        # the reply live is told about (eko/llm/waiting.py).
         live = current_live()
+        with (
+            message_deadline(self._settings.chat_message_deadline_s),
+            waiting_turn(_listener(live)),
+        ):
+            draft = await self._draft(turn)
         if live is not None and live.target is live:
             live.annotate(draft)
         reply, created = await message_repo.append_message(
@@ -199,9 +205,12 @@ class Answerer:
         """A new version of `reply`, the old one kept (eko/store/message_versions.py). The
         memory guard is not asked: the user rejected an answer, maybe a cached one."""
         async with self._answering.hold(turn.user_message.id):
-            with message_deadline(self._settings.chat_message_deadline_s):
-                draft = await self._draft(turn, skip=("memory_guard",))
             live = current_live()
+            with (
+                message_deadline(self._settings.chat_message_deadline_s),
+                waiting_turn(_listener(live)),
+            ):
+                draft = await self._draft(turn, skip=("memory_guard",))
             if live is not None and live.target is live:
                 live.annotate(draft)
             updated = await version_repo.replace_with_new_version(
@@ -264,3 +273,8 @@ class Answerer:
         if user is None:  # deleted meanwhile: the stages read (and report) it themselves
             return replace(turn, recent=window)
         return replace(turn, user=user, user_current=True, recent=window)
+
+
+def _listener(live: LiveReply | None) -> LiveReply | None:
+    """The live reply this request writes (not one it only follows) hears its place in line."""
+    return live if live is not None and live.target is live else None

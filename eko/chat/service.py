@@ -16,6 +16,7 @@ import structlog
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from eko.chat.admission import LocalLine, Overloaded
 from eko.chat.answering import Answerer, reply_dedupe_key
 from eko.chat.pipeline import ShortCircuit, Turn, Writer
 from eko.chat.streaming import LiveReplies, LiveReply, current_live, reset_live, with_live
@@ -46,14 +47,6 @@ class EmptyMessage(ValueError):
     pass
 
 
-class Overloaded(RuntimeError):
-    """Too many messages are being answered: nothing was stored; retry after a moment."""
-
-    def __init__(self, retry_after_s: int) -> None:
-        super().__init__(f"too many messages in flight; retry in {retry_after_s} s")
-        self.retry_after_s = retry_after_s
-
-
 class IdempotencyConflict(ValueError):
     """The same idempotency key was sent before with a different message."""
 
@@ -82,8 +75,11 @@ class ChatService:
         events: EventBus | None = None,
         recent: RecentReader | None = None,
         worker_id: str | None = None,
+        local_line: LocalLine | None = None,
     ) -> None:
         self._database = database
+        # People waiting for the local model: refused past EKO_LOCAL_MAX_QUEUE (admission.py).
+        self._local_line = local_line
         self._settings = settings
         self._max_inflight = settings.chat_max_inflight
         # message.created for every stored message (live clients of /v1/events).
@@ -105,6 +101,8 @@ class ChatService:
         # Messages being stored and answered, by dedupe key (duplicates of one message count
         # once): the admission limit, and the work shutdown waits for.
         self._inflight: dict[str, int] = {}
+        # Of those, the ones being answered now (the local model's line, with the one served).
+        self._answering: set[str] = set()
         self._work: set[asyncio.Task[Any]] = set()
         # Replies being streamed, by user message (eko/chat/streaming.py).
         self.live = LiveReplies(events)
@@ -153,7 +151,8 @@ class ChatService:
         post stored (and its answer), and with a different content raises IdempotencyConflict.
         Once the message is accepted, storing and answering it run to the end even if the
         caller goes away (the HTTP client disconnects): an acknowledged message is answered.
-        Raises Overloaded, with nothing stored, past `chat_max_inflight` messages in flight.
+        Raises Overloaded, with nothing stored, past `chat_max_inflight` messages in flight or
+        past `local_max_queue` people waiting for the local model (eko/chat/admission.py).
         With `live`, the reply is streamed into it (see eko/chat/streaming.py). `route`: the
         caller's category for the message (code, archi, …), kept with it for the classifier
         of the reflexive chain (eko/chain/classify.py). `meta`: kept with the user message
@@ -164,8 +163,12 @@ class ChatService:
         dedupe_key = f"user:{room.id}:{user.id}:{token}"
         # Without the client's idempotency key the key is a new random one: nothing to look up.
         new_key = client_message_id is None
-        if dedupe_key not in self._inflight and len(self._inflight) >= self._max_inflight:
-            raise Overloaded(retry_after_s=2)
+        if dedupe_key not in self._inflight:
+            if len(self._inflight) >= self._max_inflight:
+                raise Overloaded(retry_after_s=2)
+            if self._local_line is not None and respond and self.should_answer(room, text):
+                self._local_line.admit(len(self._answering))
+                self._answering.add(dedupe_key)
         self._inflight[dedupe_key] = self._inflight.get(dedupe_key, 0) + 1
         token = with_live(live)  # the task's context carries it to the writer
         try:
@@ -193,6 +196,7 @@ class ChatService:
         count = self._inflight.get(dedupe_key, 0)
         if count <= 1:
             self._inflight.pop(dedupe_key, None)
+            self._answering.discard(dedupe_key)
         else:
             self._inflight[dedupe_key] = count - 1
 
@@ -306,6 +310,7 @@ class ChatService:
             return None
         key = turn.user_message.dedupe_key
         self._inflight[key] = self._inflight.get(key, 0) + 1
+        self._answering.add(key)
         task = asyncio.create_task(
             self.answerer.answer(turn),
             name=f"answer-owed:{user_message_id}",

@@ -27,6 +27,7 @@ from eko.chat.pipeline import Draft
 from eko.events.fanout import SubscriptionDropped
 from eko.events.types import Event, EventBus
 from eko.llm.types import Attempt, Completion, Usage
+from eko.llm.waiting import QueuePlace
 from eko.store.models import Message
 
 log = structlog.get_logger("eko.chat")
@@ -40,7 +41,8 @@ DeltaListener = Callable[[int, str], None]
 
 
 class LiveReply:
-    """One reply being written: its display text so far, its listeners, its stop switch."""
+    """One reply being written: its display text so far, its listeners, its stop switch, and
+    its place in the local model's line while it waits (eko.llm.waiting: a WaitListener)."""
 
     def __init__(self, *, on_delta: DeltaListener | None = None) -> None:
         self.parts: list[str] = []
@@ -54,7 +56,9 @@ class LiveReply:
         self.interrupted: str | None = None
         self.provider: tuple[str, str] | None = None
         self._on_delta = on_delta
-        self._listeners: list[asyncio.Queue[str]] = []
+        self._listeners: list[asyncio.Queue[str | QueuePlace]] = []
+        # The latest place in the local model's line (position 0: its turn came).
+        self.place: QueuePlace | None = None
         # The writer's model call while it runs (cancelled by stop()).
         self.generation: asyncio.Task[Any] | None = None
         self._started = time.perf_counter()
@@ -84,15 +88,25 @@ class LiveReply:
             except Exception:  # a listener's bug must not stop the reply
                 log.warning("chat.stream.listener_failed", exc_info=True)
 
-    def listen(self) -> asyncio.Queue[str]:
-        """A queue holding every delta so far, then each new one as it comes."""
-        queue: asyncio.Queue[str] = asyncio.Queue()
+    def queued(self, place: QueuePlace) -> None:
+        """Where the reply's model call stands in the local model's line (heard while it
+        waits, and once when its turn comes)."""
+        self.place = place
+        for queue in self._listeners:
+            queue.put_nowait(place)
+
+    def listen(self) -> asyncio.Queue[str | QueuePlace]:
+        """A queue holding every delta so far (or, before the first, the reply's place in the
+        line), then each new delta or place as it comes."""
+        queue: asyncio.Queue[str | QueuePlace] = asyncio.Queue()
+        if not self.parts and self.place is not None:
+            queue.put_nowait(self.place)
         for part in self.parts:
             queue.put_nowait(part)
         self._listeners.append(queue)
         return queue
 
-    def unlisten(self, queue: asyncio.Queue[str]) -> None:
+    def unlisten(self, queue: asyncio.Queue[str | QueuePlace]) -> None:
         if queue in self._listeners:
             self._listeners.remove(queue)
 

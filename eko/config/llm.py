@@ -78,16 +78,25 @@ class LLMSettings(BaseModel):
     # A background call's prompt is read this many tokens at a time, so a person waits one
     # chunk, not the whole prompt (eko/llm/providers/llama_prefill.py). 0: read it at once.
     local_prefill_chunk: int = Field(default=64, ge=0)
+    # The local model serves one call at a time, people in the order they arrived. A call
+    # waiting in that line does not spend its message's deadline (nor the writer's limit)
+    # for this long at most: its time counts from when its turn comes.
+    local_queue_wait_s: float = Field(default=600.0, gt=0)
+    # People waiting for the local model at most: past it, a new message is refused at once
+    # with 503 + Retry-After (nothing stored) instead of being accepted and answered with an
+    # apology much later. 0: no limit.
+    local_max_queue: int = Field(default=6, ge=0)
     # At start-up, load the local model and read the instructions every reply starts with
     # (background priority), so the first person does not wait for them.
     local_warm_up: bool = True
     # Generation budget of one reply.
     llm_max_tokens: int = Field(default=200, ge=1, le=8192)
     llm_temperature: float = Field(default=0.7, ge=0, le=2)
-    # Circuit breaker per provider: a timeout opens it at once, and so does an unreachable host
-    # while a fallback can answer; other failures (HTTP 5xx, crashes, garbage answers, the only
-    # provider left unreachable) after this many in a row. While open, the provider is
-    # skipped; after the cooldown one probe call is let through (half-open).
+    # Circuit breaker per provider: a timeout opens it at once (not the local model's: slow
+    # there means busy, not down), and so does an unreachable host while a fallback can
+    # answer; other failures (HTTP 5xx, crashes, garbage answers, the only provider left
+    # unreachable) after this many in a row. While open, the provider is skipped; after the
+    # cooldown one probe call is let through (half-open).
     llm_breaker_failures: int = Field(default=3, ge=1, le=100)
     llm_breaker_cooldown_s: float = Field(default=30.0, gt=0)
 

@@ -47,16 +47,22 @@ def failure_of(
     left: float | None,
     budget_is_share: bool,
     fallback: bool = False,
+    slow_means_busy: bool = False,
 ) -> Failure:
     """Classify what one try raised. `left`: the seconds it had (None: no deadline);
     `budget_is_share`: a later provider was waiting for the rest of the deadline; `fallback`:
-    a later provider not known to be down could answer instead."""
+    a later provider not known to be down could answer instead; `slow_means_busy`: the
+    provider runs in this process, one call at a time (the local model), so running out of
+    time says it is busy, never that it is down."""
     if isinstance(exc, TimeoutError):
         # The message's deadline (this provider's share of it) ran out first. With a share, a
         # fallback is waiting: treat it as hung, so the next calls go straight to the fallback.
         # The last resort running out of the message's time says nothing about its health.
         error = f"no answer within this message's deadline ({left or 0.0:.1f} s left)"
-        return Failure("error", error, "down" if budget_is_share else "none")
+        hung = budget_is_share and not slow_means_busy
+        return Failure("error", error, "down" if hung else "none")
+    if isinstance(exc, ProviderTimeout) and slow_means_busy:
+        return Failure("error", str(exc), "none")
     if isinstance(exc, ProviderError):
         outcome: Outcome = "invalid" if isinstance(exc, InvalidOutput) else "error"
         return Failure(outcome, str(exc), _provider_error_verdict(exc, fallback=fallback))

@@ -54,7 +54,7 @@ CHARS_PER_TOKEN = 3.0
 def prompt_budget_tokens(provider: object, *, max_tokens: int) -> int | None:
     """The prompt tokens `provider` reads at most for an answer of `max_tokens` (the local
     model: EKO_LOCAL_MAX_PROMPT_TOKENS within its context window less the answer, as its
-    `_prompt_budget`); None when it declares no limit."""
+    PromptShape.budget in eko/llm/providers/local_prompt.py); None when it declares no limit."""
     limit = getattr(provider, "max_prompt_tokens", None)
     n_ctx = getattr(provider, "n_ctx", None)
     budgets = [int(limit)] if isinstance(limit, int) and limit > 0 else []

@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from eko.llm.breaker import CircuitBreaker
 from eko.llm.call_log import AttemptLog, elapsed_ms
 from eko.llm.correction import describe_invalid, with_correction
-from eko.llm.deadline import remaining_s
+from eko.llm.deadline import remaining_s, time_limit
 from eko.llm.errors import AllProvidersFailed
 from eko.llm.failures import EMPTY_ANSWER, empty_answer, failure_of, tell_breaker
 from eko.llm.structured import StructuredOutputError, parse_output
@@ -200,8 +200,14 @@ async def _ask_provider(
             breaker.release()
             return None
         try:
-            async with asyncio.timeout(left):
-                response = await ask.answer(provider, request)
+            # A limit whose clock stops while the call waits in a local model's line; what it
+            # waited does not count against a corrective re-ask either.
+            async with time_limit(left) as clock:
+                try:
+                    response = await ask.answer(provider, request)
+                finally:
+                    if deadline is not None:
+                        deadline += clock.paused_s
         except asyncio.CancelledError:
             breaker.release()
             stopped = f"stopped by the caller{ask.progress()}"
@@ -214,6 +220,7 @@ async def _ask_provider(
                 left=left,
                 budget_is_share=turn.budget_is_share,
                 fallback=turn.fallback,
+                slow_means_busy=getattr(provider, "slow_means_busy", False),
             )
             tell_breaker(breaker, failure)
             await attempts.close(provider, request, failure.outcome, started, error=failure.error)

@@ -163,14 +163,19 @@ class LLMRuntime:
         """Each provider's circuit breaker, in fallback order (for /health and doctor)."""
         return [breaker.snapshot() for breaker in self._breakers]
 
+    def answering_provider(self) -> Provider:
+        """The provider a call would go to now: the first whose breaker is not open, else
+        the first."""
+        return next(
+            (p for p, b in zip(self.providers, self._breakers, strict=True) if b.available),
+            self.providers[0],
+        )
+
     def prompt_budget_tokens(self, *, max_tokens: int | None = None) -> int | None:
         """The prompt budget (tokens) of the provider a call would go to now — the first whose
         breaker is closed, else the first — for an answer of `max_tokens` (default: the
         configured one); None when that provider declares no limit."""
-        chosen = next(
-            (p for p, b in zip(self.providers, self._breakers, strict=True) if b.available),
-            self.providers[0],
-        )
+        chosen = self.answering_provider()
         answer = max_tokens if max_tokens is not None else self._default_max_tokens
         return prompt_budget_tokens(chosen, max_tokens=answer)
 

@@ -1,11 +1,12 @@
 // The banner: server unreachable (a failed request, or /health not answering), model down
-// (every provider's circuit open), or the last answer was a fallback.
+// (every provider's circuit open), model busy (people wait in the local model's line, or its
+// call runs long: slow, not broken), or the last answer was a fallback.
 
 const POLL_MS = 10000;
 const POLL_OFFLINE_MS = 3000;
 
 export function createBanner(el, t) {
-  const state = { offline: false, modelDown: false, fallback: false };
+  const state = { offline: false, modelDown: false, modelBusy: false, fallback: false };
   let timer = null;
   let stopped = false;
 
@@ -14,7 +15,9 @@ export function createBanner(el, t) {
       ? "banner.offline"
       : state.modelDown
         ? "banner.model_down"
-        : state.fallback
+        : state.modelBusy
+          ? "banner.model_busy"
+          : state.fallback
           ? "banner.fallback"
           : null;
     el.hidden = key === null;
@@ -38,6 +41,7 @@ export function createBanner(el, t) {
       set({
         offline: false,
         modelDown: providers.length > 0 && providers.every((p) => p.circuit === "open"),
+        modelBusy: health?.model?.status === "busy",
       });
     } catch {
       state.offline = true;

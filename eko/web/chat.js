@@ -66,9 +66,16 @@ export function createChatStore(ctx, { onStored = () => {}, onSource = () => {} 
         onUserMessage?.(stored);
         state.emit({ type: "streaming" });
       },
+      // Waiting in the local model's line: the pending bubble says where (position 0: the
+      // turn came, back to the plain pending bubble).
+      queued({ position, estimate_s }) {
+        const current = state.find(placeholderId);
+        const queued = position > 0 ? { position, seconds: Math.max(1, Math.round(estimate_s)) } : null;
+        if (current) state.put(placeholderId, { ...current, queued });
+      },
       delta({ text }) {
         const current = state.find(placeholderId);
-        if (current) state.put(placeholderId, { ...current, content: current.content + text });
+        if (current) state.put(placeholderId, { ...current, queued: null, content: current.content + text });
       },
       error({ detail }) {
         const current = state.find(placeholderId);

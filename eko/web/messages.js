@@ -69,6 +69,14 @@ export function updateMessageElement(el, message, ctx, actions = {}) {
   if (message.role === "assistant") body.innerHTML = ctx.renderMarkdown(message.content || "");
   else body.textContent = message.content || "";
   const parts = [body];
+  if (message.queued && state === "streaming") {
+    const queued = document.createElement("p");
+    queued.className = "msg-queued";
+    queued.dataset.testid = "queued";
+    queued.setAttribute("role", "status");
+    queued.textContent = ctx.t("chat.queued", message.queued);
+    parts.unshift(queued);
+  }
   if (message.error) {
     const error = document.createElement("p");
     error.className = "msg-error";

@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from pathlib import Path
 
 from eko.llm.errors import AllProvidersFailed, ProviderUnavailable
 from eko.llm.providers import FunctionModel
+from eko.llm.providers.local import LocalLlamaProvider
 from eko.llm.types import ChatMessage, ProviderRequest
 from eko.store.db_health import DatabaseHealth, DatabaseHealthMonitor
 from tests.api.conftest import HarnessFactory
+from tests.llm.slow_llama import SlowLlama, slow_local
 
 
 async def test_health_reads_the_last_probe_without_waiting_on_the_database(
@@ -82,3 +85,32 @@ async def test_an_open_fallback_circuit_leaves_health_healthy(
         body = (await h.client.get("/health")).json()
         assert [p["circuit"] for p in body["model"]["providers"]] == ["closed", "open"]
         assert body["status"] == "healthy"
+
+
+async def test_a_busy_local_model_is_busy_and_a_failing_one_down(
+    make_harness: HarnessFactory, tmp_path: Path
+) -> None:
+    """Issue #34: a slow model was shown as a dead one."""
+    local = slow_local(tmp_path, SlowLlama())
+    async with make_harness(providers=[local]) as h:
+        await local.gate.acquire("interactive")  # a person's call running
+        waiter = asyncio.create_task(local.gate.acquire("interactive"))  # another in line
+        await asyncio.sleep(0)
+        body = (await h.client.get("/health")).json()
+        assert body["model"]["status"] == "busy" and body["status"] == "healthy"
+        (provider,) = body["model"]["providers"]
+        assert (provider["state"], provider["circuit"]) == ("busy", "closed")
+        assert provider["queue"]["waiting"] == 1 and provider["queue"]["running"] is True
+        local.gate.release()
+        await waiter
+        local.gate.release()
+        assert (await h.client.get("/health")).json()["model"]["status"] == "up"
+
+    missing = LocalLlamaProvider(tmp_path / "missing.gguf", name="local")
+    async with make_harness(providers=[missing]) as h:
+        for _ in range(3):  # a real failure, up to the threshold
+            with contextlib.suppress(AllProvidersFailed):
+                await h.services.runtime.complete([ChatMessage("user", "hi")], purpose="writer")
+        body = (await h.client.get("/health")).json()
+        assert body["model"]["status"] == "down" and body["status"] == "degraded"
+        assert body["model"]["providers"][0]["state"] == "down"

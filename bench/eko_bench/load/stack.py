@@ -29,7 +29,9 @@ from eko_bench.load.scenarios import (
     hung_primary,
 )
 
-SCENARIOS = ("a", "b", "c", "d")  # d: steady_stack.py, run by eko_bench.load.run
+# d: steady_stack.py, e: bundled.py (the real bundled model; never in the default run), both
+# run by eko_bench.load.run
+SCENARIOS = ("a", "b", "c", "d", "e")
 BACKENDS = ("sqlite", "postgres")
 
 
@@ -45,6 +47,10 @@ class LoadOptions:
     steady_users: int = 16
     steady_seconds: float = 20.0
     request_timeout_s: float = 60.0
+    # (e) the bundled model: K concurrent users for each K, each posting this many questions.
+    bundled_users: tuple[int, ...] = (1, 2, 4, 8)
+    bundled_questions: int = 2
+    bundled_timeout_s: float = 900.0
     settle_s: float = 30.0
     scenario_bound_s: float = 300.0
     start_timeout_s: float = 120.0

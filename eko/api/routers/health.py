@@ -9,11 +9,14 @@ from fastapi import APIRouter
 
 from eko import __version__
 from eko.api.deps import ServicesDep
+from eko.llm.priority import PriorityGate
 
 router = APIRouter(tags=["health"])
 
 # Past this age the background probe is stuck or not running: report it, do not trust it.
 _DB_CHECK_STALE_S = 5.0
+# A local call running this many times longer than the recent average makes the model busy.
+_LONG_CALL_FACTOR = 2.0
 
 
 @router.get("/health")
@@ -40,16 +43,25 @@ async def health(services: ServicesDep) -> dict[str, Any]:
     except Exception:  # a remote embedder learns its dimension from its first answer
         dim = None
     breakers = {b.provider: b for b in services.runtime.breakers()}
-    providers: list[dict[str, Any]] = [
-        {
-            "name": p.name,
-            "model": p.model,
-            "circuit": breakers[p.name].state if p.name in breakers else "closed",
-            "retry_in_s": breakers[p.name].retry_in_s if p.name in breakers else 0.0,
+    providers: list[dict[str, Any]] = []
+    for provider in services.providers:
+        breaker = breakers.get(provider.name)
+        circuit = breaker.state if breaker is not None else "closed"
+        entry: dict[str, Any] = {
+            "name": provider.name,
+            "model": provider.model,
+            "circuit": circuit,
+            "retry_in_s": breaker.retry_in_s if breaker is not None else 0.0,
         }
-        for p in services.providers
-    ]
+        gate = getattr(provider, "gate", None)
+        if isinstance(gate, PriorityGate):
+            entry["queue"] = queue_of(gate)
+        entry["state"] = provider_state(circuit, entry.get("queue"))
+        providers.append(entry)
     model = {
+        # The model that answers: down (its circuit is open on real failures), busy (people
+        # wait in its line, or its call has run long: slow, not broken), or up.
+        "status": providers[0]["state"] if providers else "up",
         "providers": providers,
         "embedder": {"name": services.embedder.name, "dim": dim},
     }
@@ -69,3 +81,27 @@ async def health(services: ServicesDep) -> dict[str, Any]:
             "jobs_backend": services.jobs.backend,
         },
     }
+
+
+def queue_of(gate: PriorityGate) -> dict[str, Any]:
+    """A local model's line: people and background calls waiting, the call in flight."""
+    return {
+        "waiting": gate.waiting("interactive"),
+        "background_waiting": gate.waiting("background"),
+        "running": gate.held,
+        "running_s": round(gate.held_for_s, 1),
+        "average_call_s": round(gate.average_hold_s, 1),
+    }
+
+
+def provider_state(circuit: str, queue: dict[str, Any] | None) -> str:
+    """down: its circuit is open (real failures); busy: people wait for it, or its call has
+    run much longer than usual; up otherwise."""
+    if circuit == "open":
+        return "down"
+    if queue is not None and (
+        queue["waiting"] > 0
+        or (queue["running"] and queue["running_s"] > _LONG_CALL_FACTOR * queue["average_call_s"])
+    ):
+        return "busy"
+    return "up"

@@ -20,6 +20,7 @@ import structlog
 
 from eko.chat.engine.plan import Plan, PlanNode, topological_order, validate_plan
 from eko.chat.engine.registry import NodeContext, NodeRegistry, NodeResult
+from eko.llm.deadline import time_limit
 from eko.store.outage import database_busy_or_unavailable
 
 log = structlog.get_logger("eko.chat")
@@ -70,7 +71,10 @@ class PlanExecutor:
             turn=context.turn, ctx=context.ctx, decision=context.decision, inputs=node.inputs
         )
         try:
-            output = await asyncio.wait_for(spec.run(node_context, inputs), spec.timeout_s)
+            # A limit that stops counting while a model call waits in the local model's line
+            # (eko/llm/deadline.py): the writer's cap never fires on a person still queued.
+            async with time_limit(spec.timeout_s):
+                output = await spec.run(node_context, inputs)
         except TimeoutError:
             result = NodeResult(
                 node.id,

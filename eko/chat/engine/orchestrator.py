@@ -9,7 +9,6 @@ JSON, low confidence) ends in the deterministic fallback, and the reason is reco
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -24,7 +23,7 @@ from eko.chat.engine.orchestrator_contract import compact_output_model, output_m
 from eko.chat.engine.registry import NodeRegistry
 from eko.chat.pipeline import Turn
 from eko.config import Settings
-from eko.llm.deadline import message_deadline
+from eko.llm.deadline import message_deadline, time_limit
 from eko.llm.errors import AllProvidersFailed, LLMError
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
@@ -90,10 +89,11 @@ class Orchestrator:
         try:
             # The orchestrator's share of the message's deadline: within it, the runtime splits
             # the time between providers, so a hung primary still leaves time for the fallback.
-            # wait_for is only the backstop for a provider that ignores cancellation.
+            # The outer limit is only the backstop for a provider that ignores cancellation;
+            # both stop counting while the call waits in the local model's line.
             with message_deadline(limit):
-                completion = await asyncio.wait_for(
-                    self._runtime.complete(
+                async with time_limit(limit + 1.0):
+                    completion = await self._runtime.complete(
                         messages,
                         output=self.output(ctx),
                         purpose="orchestrator",
@@ -101,9 +101,7 @@ class Orchestrator:
                         message_id=turn.user_message.id,
                         max_tokens=self._settings.orchestrator_max_tokens,
                         temperature=0.0,
-                    ),
-                    limit + 1.0,
-                )
+                    )
         except TimeoutError:
             log.warning("chat.orchestrator.fallback", reason="timeout")
             return None, "timeout", {}

@@ -52,6 +52,7 @@ def _build_one(
             max_prompt_tokens=settings.local_max_prompt_tokens,
             prompt_cache_bytes=settings.local_prompt_cache_mb * 1024 * 1024,
             prefill_chunk=settings.local_prefill_chunk,
+            queue_wait_s=settings.local_queue_wait_s,
         )
     # Settings validation guarantees base_url and model for kind "openai".
     assert config.base_url is not None and config.model is not None

@@ -18,14 +18,16 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
 import structlog
 
 from eko.llm.bundled import DEFAULT_BUNDLED_MODEL, get_bundled_model
-from eko.llm.chat_template import ChatTemplate, TemplateError, control_token_ids
+from eko.llm.chat_template import control_token_ids
+from eko.llm.deadline import queued
 from eko.llm.errors import (
     InvalidOutput,
     PromptTooLong,
@@ -33,8 +35,8 @@ from eko.llm.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
-from eko.llm.priority import PriorityGate
-from eko.llm.prompt_budget import InputCut, PromptDoesNotFit, fit_messages
+from eko.llm.priority import Lease, PriorityGate
+from eko.llm.prompt_budget import InputCut
 from eko.llm.providers.llama_backend import (
     CancelFlag,
     GrammarFactory,
@@ -51,10 +53,11 @@ from eko.llm.providers.llama_backend import (
 )
 from eko.llm.providers.llama_prefill import DEFAULT_PREFILL_CHUNK, prefill_in_chunks
 from eko.llm.providers.local_grammar import check_grammar_parses, json_schema_grammar
+from eko.llm.providers.local_prompt import LoadedModel, Prompt, PromptShape, build_prompt
 from eko.llm.providers.local_stream import LocalStreaming, speakers
 from eko.llm.sanitize import sanitize_reply
-from eko.llm.transcript import render_transcript
-from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse, Usage
+from eko.llm.types import ChatMessage, Priority, ProviderRequest, ProviderResponse, Usage
+from eko.llm.waiting import arrival, current_listener
 
 __all__ = [
     "LocalLlamaProvider",
@@ -73,19 +76,21 @@ PromptStyleSetting = Literal["auto", "template", "transcript"]
 _BANNED = float("-inf")
 # How many times a background generation gives way to people before it runs to the end.
 _MAX_PREEMPTIONS = 3
-
-
-@dataclass(frozen=True, slots=True)
-class _Loaded:
-    llama: LlamaLike
-    template: ChatTemplate | None  # None: prompted as a transcript
-    banned_tokens: frozenset[int]
+# A person's prompt is read in chunks this many times larger than a background one's: the
+# only reader that stops it is the caller giving up (its deadline), which frees the model
+# within one chunk, at a smaller cost in reading speed than a background call's fine chunks.
+_INTERACTIVE_CHUNK_FACTOR = 4
+# How long a call may wait in line before its deadlines count again (EKO_LOCAL_QUEUE_WAIT_S).
+DEFAULT_QUEUE_WAIT_S = 600.0
 
 
 class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
     # Every generated token is a forward pass on the CPU: callers with a choice of output
     # contracts ask this provider for the shortest (the orchestrator's compact contract).
     prefers_compact_output = True
+    # In-process, one call at a time: a call past its deadline means the model is busy, not
+    # down (eko.llm.failures: a timeout here never opens the circuit breaker).
+    slow_means_busy = True
 
     def __init__(
         self,
@@ -99,6 +104,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         max_prompt_tokens: int | None = None,
         prompt_cache_bytes: int = 0,
         prefill_chunk: int = DEFAULT_PREFILL_CHUNK,
+        queue_wait_s: float = DEFAULT_QUEUE_WAIT_S,
         user_label: str = "User",
         prompt_style: PromptStyleSetting = "auto",
         models_dir: Path | None = None,
@@ -117,6 +123,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         self.max_prompt_tokens = max_prompt_tokens
         self._prompt_cache_bytes = prompt_cache_bytes
         self._prefill_chunk = prefill_chunk
+        self.queue_wait_s = queue_wait_s
         self._user_label = user_label
         # A bundled model's style is known; a configured file's is read from it ("auto").
         if prompt_style == "auto" and bundled_model is not None:
@@ -128,10 +135,15 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         self._resolve_default = resolve_default or (
             lambda: resolve_default_model_path(bundled, models_dir)
         )
-        self._loaded: _Loaded | None = None
+        self._loaded: LoadedModel | None = None
         self._grammars: dict[str, Any] = {}
         self._gate = PriorityGate()
         self._executor: ThreadPoolExecutor | None = None
+
+    @property
+    def gate(self) -> PriorityGate:
+        """The line of calls for this model (its holder, its waiters, their durations)."""
+        return self._gate
 
     @property
     def loaded(self) -> bool:
@@ -166,7 +178,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
             cancel = CancelFlag()
             preemptible = request.priority == "background" and preemptions < _MAX_PREEMPTIONS
             on_preempt = cancel.set if preemptible else None
-            async with self._gate.hold(
+            async with self._turn(
                 request.priority, on_preempt=on_preempt, first_in_line=preemptions > 0
             ) as lease:
                 response = await self._generate_holding(request, cancel, chunked=preemptible)
@@ -174,6 +186,28 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
                 return response
             preemptions += 1
             log.info("llm.local.preempted", provider=self.name, preemptions=preemptions)
+
+    def _turn(
+        self,
+        priority: Priority,
+        *,
+        on_preempt: Callable[[], None] | None = None,
+        first_in_line: bool = False,
+    ) -> AbstractAsyncContextManager[Lease]:
+        """The gate, for one call. A person's call queues as of when they arrived, tells them
+        where they stand (eko.llm.waiting) and stops their deadlines while it waits, up to
+        `queue_wait_s` (eko.llm.deadline.queued): their time counts from when their turn comes."""
+        if priority != "interactive":
+            return self._gate.hold(priority, on_preempt=on_preempt, first_in_line=first_in_line)
+        listener = current_listener()
+        return self._gate.hold(
+            priority,
+            on_preempt=on_preempt,
+            first_in_line=first_in_line,
+            ticket=arrival(),
+            on_place=listener.queued if listener is not None else None,
+            while_waiting=queued(self.queue_wait_s),
+        )
 
     async def _generate_holding(
         self, request: ProviderRequest, cancel: CancelFlag, *, chunked: bool = False
@@ -228,7 +262,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
 
     # --- worker thread ---
 
-    def _ensure_loaded(self) -> _Loaded:
+    def _ensure_loaded(self) -> LoadedModel:
         if self._loaded is not None:
             return self._loaded
         try:
@@ -255,7 +289,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
             install_prompt_cache(llama, self._prompt_cache_bytes)
         self._model_path = path
         self.model = path.stem
-        self._loaded = _Loaded(llama=llama, template=template, banned_tokens=banned)
+        self._loaded = LoadedModel(llama=llama, template=template, banned_tokens=banned)
         return self._loaded
 
     def _unload(self) -> None:
@@ -280,62 +314,26 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         return grammar
 
     def _prompt(
-        self, loaded: _Loaded, request: ProviderRequest
-    ) -> tuple[str | list[int], list[str], InputCut | None]:
-        """The prompt (text, or tokens for a chat template), its stop sequences, and what was
-        cut from the messages to fit the prompt budget."""
-        budget = self._prompt_budget(request)
-        try:
-            messages, cut = fit_messages(
-                request.messages,
-                count_tokens=lambda candidate: self._render(loaded, candidate, request)[1],
-                budget_tokens=budget,
-            )
-        except PromptDoesNotFit as exc:
-            raise PromptTooLong(self.name, f"prompt budget {budget} tokens: {exc}") from exc
-        prompt, _, stop = self._render(loaded, messages, request)
-        if cut is not None:
-            log.info("llm.local.input_cut", provider=self.name, model=self.model, **cut.as_meta())
-        return prompt, stop, cut
-
-    def _prompt_budget(self, request: ProviderRequest) -> int:
-        # The answer's tokens share the context window with the prompt's.
-        room = max(self.n_ctx - request.max_tokens, 1)
-        return min(self.max_prompt_tokens, room) if self.max_prompt_tokens else room
-
-    def _render(
-        self, loaded: _Loaded, messages: Sequence[ChatMessage], request: ProviderRequest
-    ) -> tuple[str | list[int], int, list[str]]:
-        """The messages as a prompt (tokens for a chat template; a transcript's text for base
-        models, tokenized by llama.cpp as it always was), its length in tokens, and stops."""
-        if loaded.template is None:
-            transcript = render_transcript(
-                messages, assistant_name=request.assistant_name, user_label=self._user_label
-            )
-            length = len(loaded.llama.tokenize(transcript.prompt.encode("utf-8"), special=True))
-            return transcript.prompt, length, list(transcript.stop)
-        try:
-            rendered = loaded.template.render(messages)
-        except TemplateError as exc:
-            raise ProviderError(self.name, str(exc)) from exc
-        tokens = loaded.llama.tokenize(
-            rendered.prompt.encode("utf-8"), add_bos=rendered.add_bos, special=True
+        self, loaded: LoadedModel, request: ProviderRequest
+    ) -> tuple[Prompt, list[str], InputCut | None]:
+        shape = PromptShape(
+            self.name, self.model, self.n_ctx, self.max_prompt_tokens, self._user_label
         )
-        return tokens, len(tokens), list(loaded.template.stop)
+        return build_prompt(loaded, request, shape)
 
     def _generate_sync(
         self, request: ProviderRequest, cancel: CancelFlag, chunked: bool = False
     ) -> ProviderResponse:
         loaded = self._ensure_loaded()
         prompt, template_stop, cut = self._prompt(loaded, request)
-        if (
-            chunked
-            and isinstance(prompt, list)
-            and not prefill_in_chunks(
-                loaded.llama, prompt, cancel.is_set, chunk=self._prefill_chunk
-            )
+        # Fine chunks when someone may be waiting behind a background call; otherwise coarse
+        # ones, so that a caller giving up (its deadline) still frees the model mid-prompt.
+        chunk = self._prefill_chunk * (1 if chunked else _INTERACTIVE_CHUNK_FACTOR)
+        if isinstance(prompt, list) and not prefill_in_chunks(
+            loaded.llama, prompt, cancel.is_set, chunk=chunk
         ):
-            # Someone is waiting: stopped between two chunks of the prompt, nothing generated.
+            # Someone is waiting, or the caller gave up: stopped between two chunks of the
+            # prompt, nothing generated.
             cancel.stopped = True
             return ProviderResponse(text="", usage=Usage(), model=self.model, truncated=True)
         options: dict[str, Any] = {

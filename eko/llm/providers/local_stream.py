@@ -10,17 +10,18 @@ import asyncio
 import dataclasses
 from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING
 
 from eko.llm.errors import ProviderTimeout
-from eko.llm.priority import PriorityGate
+from eko.llm.priority import Lease, PriorityGate
 from eko.llm.providers.llama_backend import CancelFlag, StreamingLlama, consume_outcome
 from eko.llm.sanitize import sanitize_reply
 from eko.llm.stream_text import StablePrefix, sanitizer_tail
-from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse, StreamItem
+from eko.llm.types import ChatMessage, Priority, ProviderRequest, ProviderResponse, StreamItem
 
 if TYPE_CHECKING:
-    from eko.llm.providers.local import _Loaded
+    from eko.llm.providers.local_prompt import LoadedModel
 
 
 class LocalStreaming:
@@ -30,13 +31,15 @@ class LocalStreaming:
     timeout_s: float | None
     _gate: PriorityGate
     _user_label: str
-    _loaded: _Loaded | None
+    _loaded: LoadedModel | None
 
     if TYPE_CHECKING:  # defined by LocalLlamaProvider
 
         def _worker(self) -> ThreadPoolExecutor: ...
 
-        def _ensure_loaded(self) -> _Loaded: ...
+        def _turn(self, priority: Priority) -> AbstractAsyncContextManager[Lease]: ...
+
+        def _ensure_loaded(self) -> LoadedModel: ...
 
         def _generate_sync(
             self, request: ProviderRequest, cancel: CancelFlag
@@ -57,7 +60,7 @@ class LocalStreaming:
         def on_text(text: str) -> None:  # on the worker thread
             loop.call_soon_threadsafe(queue.put_nowait, text)
 
-        async with self._gate.hold(request.priority):
+        async with self._turn(request.priority):
             future = loop.run_in_executor(
                 self._worker(), self._stream_sync, request, cancel, on_text
             )
