@@ -73,6 +73,7 @@ PromptStyleSetting = Literal["auto", "template", "transcript"]
 _BANNED = float("-inf")
 # How many times a background generation gives way to people before it runs to the end.
 _MAX_PREEMPTIONS = 3
+Fitted = tuple[ChatMessage, ...]  # the messages a generation reads, fitted to the budget
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,19 +285,33 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
     ) -> tuple[str | list[int], list[str], InputCut | None]:
         """The prompt (text, or tokens for a chat template), its stop sequences, and what was
         cut from the messages to fit the prompt budget."""
+        messages, cut = self._fit(loaded, request)
+        prompt, _, stop = self._render(loaded, messages, request)
+        if cut is not None:
+            log.info("llm.local.input_cut", provider=self.name, model=self.model, **cut.as_meta())
+        return prompt, stop, cut
+
+    def _fit(self, loaded: _Loaded, request: ProviderRequest) -> tuple[Fitted, InputCut | None]:
         budget = self._prompt_budget(request)
         try:
-            messages, cut = fit_messages(
+            return fit_messages(
                 request.messages,
                 count_tokens=lambda candidate: self._render(loaded, candidate, request)[1],
                 budget_tokens=budget,
             )
         except PromptDoesNotFit as exc:
             raise PromptTooLong(self.name, f"prompt budget {budget} tokens: {exc}") from exc
-        prompt, _, stop = self._render(loaded, messages, request)
-        if cut is not None:
-            log.info("llm.local.input_cut", provider=self.name, model=self.model, **cut.as_meta())
-        return prompt, stop, cut
+
+    async def fit_prompt(
+        self, messages: Sequence[ChatMessage], *, max_tokens: int
+    ) -> tuple[Fitted, InputCut | None]:
+        """`messages` as a generation would fit them to the prompt budget, without generating
+        (the model is loaded if needed: `load_llama_vocab` makes that cheap)."""
+        request = ProviderRequest(messages=tuple(messages), max_tokens=max_tokens)
+        async with self._gate.hold("background"):
+            return await asyncio.get_running_loop().run_in_executor(
+                self._worker(), lambda: self._fit(self._ensure_loaded(), request)
+            )
 
     def _prompt_budget(self, request: ProviderRequest) -> int:
         # The answer's tokens share the context window with the prompt's.
