@@ -288,6 +288,11 @@ async def _load(
             loaded.seq_of[turn["dia_id"]] = message.seq
             message_id[turn["dia_id"]] = message.id
             loaded.last_time = when
+        # Every turn embedded, as the server's jobs embed them (after each reply, or an import's
+        # batches): a context build's own catch-up is bounded in time (1 s), so leaving it to
+        # the builds would make the figures depend on how loaded the machine is.
+        async with database.session() as session:
+            await memory.context.turns.index_missing(session, room_id=room.id)
         await _remember(memory, loaded, observed, message_id)
         await memory.summaries.catch_up(room.id)
         history = message.char_end
