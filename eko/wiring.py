@@ -118,6 +118,16 @@ class Services:
         await self.database.dispose()
 
 
+def attach_memory(engine: ChatEngineParts, memory: Memory, settings: Settings) -> None:
+    """The dual context (past summaries, facts, older turns) as node M of the chat engine, sized
+    by what the writer's prompt leaves of the reader's budget."""
+    engine.nodes.register(
+        memory_context_node(
+            memory.context, timeout_s=settings.chat_node_timeout_s, room=engine.writer.memory_room
+        )
+    )
+
+
 def build_services(
     settings: Settings,
     *,
@@ -174,12 +184,7 @@ def build_services(
         vectors=memory_vectors,
         prompts=prompts,
     )
-    # The dual context (past summaries + facts) as node M, for the response writer.
-    engine.nodes.register(
-        memory_context_node(
-            memory.context, timeout_s=settings.chat_node_timeout_s, room=engine.writer.memory_room
-        )
-    )
+    attach_memory(engine, memory, settings)
     after_reply = AfterReplyJobs(
         database,
         [

@@ -11,6 +11,7 @@ from eko.cli.common import fail
 from eko_bench import LOCOMO_FILE, QQP_FILE
 from eko_bench import cli_support as support
 from eko_bench.cli_support import BACKENDS, LocomoData, QqpData
+from eko_bench.context.readers import ReaderSpecError, parse_reader
 
 
 def context(
@@ -53,8 +54,22 @@ def context(
             help="Write one JSON line per scored question: which method found it, sizes.",
         ),
     ] = None,
+    provider_budget: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Score the writer's real prompt as this reader's budget cuts it (repeatable): "
+            "local (the bundled model's EKO_LOCAL_MAX_PROMPT_TOKENS, its own tokenizer) or N "
+            "(a remote provider's budget in tokens).",
+        ),
+    ] = None,
 ) -> None:
-    """dual context on LoCoMo: content recall vs random and BM25 baselines, sizes, growth"""
+    """dual context on LoCoMo: strict content recall vs random and BM25 baselines, sizes"""
+    readers: list[str | int] = []
+    for spec in provider_budget or []:
+        try:
+            readers.append(parse_reader(spec))
+        except ReaderSpecError as exc:
+            fail(f"bad --provider-budget: {exc}", fix="use local or a number of tokens (≥ 256)")
     if backend not in BACKENDS:
         fail(f"unknown backend {backend!r}", fix="use sqlite or postgres")
     if split not in ("all", "dev", "test", "dev-q", "test-q"):
@@ -76,6 +91,7 @@ def context(
         budgets=budget or [],
         backend=backend,
         report=report,
+        provider_budgets=readers,
     )
 
 

@@ -11,6 +11,7 @@ long.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -49,6 +50,17 @@ class InputCut:
 # tokenized (the memory section, eko/chat/engine/writer.py): below what French and English
 # prose gives with Llama-family tokenizers (~3.5-4), so what is sized to fit fits.
 CHARS_PER_TOKEN = 3.0
+# A chat template's tokens around each message (role markers), in characters.
+MESSAGE_OVERHEAD_CHARS = 24
+
+
+def approx_prompt_tokens(messages: Sequence[ChatMessage]) -> int:
+    """The tokens of `messages` as the product sizes them without a tokenizer: each message's
+    characters and its template overhead at CHARS_PER_TOKEN, rounded up (what the memory
+    section is sized by, eko/chat/engine/writer.py)."""
+    return sum(
+        math.ceil((len(m.content) + MESSAGE_OVERHEAD_CHARS) / CHARS_PER_TOKEN) for m in messages
+    )
 
 
 def prompt_budget_tokens(provider: object, *, max_tokens: int) -> int | None:

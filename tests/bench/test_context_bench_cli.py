@@ -4,11 +4,13 @@ CLI's table and its per-question report; and bad data files refused with a messa
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from eko.cli.common import console
 from eko_bench import cli as bench
 
 FILLER = [
@@ -90,7 +92,10 @@ def test_the_bench_scores_each_question_and_reports_it(tmp_path: Path, backend: 
     # The adversarial questions are not scored: one line per conversation's real question.
     assert [line["conversation"] for line in lines] == ["conv-x", "conv-y"]
     for line in lines:
-        assert {"random turns, 1,500 budget", "BM25 turns, 1,500 budget"} <= set(line["found"])
+        assert {
+            "random turns (same-conversation control), 1,500 budget",
+            "BM25 turns, 1,500 budget",
+        } <= set(line["found"])
         assert line["evidence"] == ["D1:5"] and line["category"] == 4
         # The planted turn is two sessions back, far outside the recent turns...
         assert line["found"]["recent only"] is False
@@ -161,3 +166,82 @@ def test_the_model_expander_asks_once_per_list_question_then_reads_its_cache(
     assert "phrase cache: 2 answers reused, 0 asked to the model\n" in second.output
     assert "list questions' phrases by the configured model" in " ".join(first.output.split())
     assert list((tmp_path / "home" / "bench-cache" / "expansions").glob("*.json"))
+
+
+@pytest.fixture
+def wide_console() -> Iterator[None]:
+    """The table's rows whole (the CLI's console is 80 columns wide under CliRunner)."""
+    width = console._width
+    console.width = 400
+    yield
+    console._width = width
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+@pytest.mark.usefixtures("wide_console")
+def test_provider_budget_scores_the_prompt_the_product_renders(
+    tmp_path: Path, backend: str
+) -> None:
+    """Remote readers (no model: a budget declared, tokens counted as the product sizes text):
+    the writer's prompt is rendered by the product for each question and scored strictly."""
+    report = tmp_path / "report.jsonl"
+    result = CliRunner().invoke(
+        bench.app,
+        [
+            "context",
+            "--data",
+            str(_locomo(tmp_path / "locomo.json")),
+            "--provider-budget",
+            "3000",
+            "--provider-budget",
+            "1200",
+            "--backend",
+            backend,
+            "--report",
+            str(report),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    assert "in the prompt the model receives" in output
+    for reader in ("remote 3,000 tokens", "remote 1,200 tokens"):
+        # The same-conversation control and the unrelated one, in every run.
+        assert f"random turns (same-conversation control), {reader}" in output
+        assert f"unrelated (control), {reader}" in output
+    assert "evidence memory selected but the budget cut: 0 questions" in output
+    lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    assert [line["conversation"] for line in lines] == ["conv-x", "conv-y"]
+    for line in lines:
+        # With room for memory, the planted turn (two sessions back) reaches the prompt...
+        assert line["found"]["eko prompt, remote 3,000 tokens"] is True
+        # ...with a budget the instructions and recent turns already fill, memory gets none
+        # (nothing selected, so nothing cut afterwards).
+        assert line["found"]["eko prompt, remote 1,200 tokens"] is False
+        assert line["evidence_cut"] == {"remote 3,000 tokens": False, "remote 1,200 tokens": False}
+        assert (
+            line["chars"]["BM25 turns, remote 3,000 tokens"]
+            <= (line["chars"]["eko prompt, remote 3,000 tokens"])
+        )
+
+
+@pytest.mark.parametrize("value", ["lots", "100"])
+def test_a_bad_provider_budget_is_refused_before_measuring(tmp_path: Path, value: str) -> None:
+    data = _locomo(tmp_path / "locomo.json")
+    result = CliRunner().invoke(
+        bench.app, ["context", "--data", str(data), "--provider-budget", value]
+    )
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())
+    assert "bad --provider-budget" in output and "LoCoMo" not in output
+
+
+def test_bad_data_is_refused_with_a_message_when_scoring_prompts(tmp_path: Path) -> None:
+    data = tmp_path / "broken.json"
+    data.write_text('{"sample_id": "x"}', encoding="utf-8")
+    result = CliRunner().invoke(
+        bench.app, ["context", "--data", str(data), "--provider-budget", "local"]
+    )
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())
+    assert "bad data file" in output and "expected a JSON list of conversations" in output

@@ -9,7 +9,7 @@ from eko.llm.providers import FunctionModel
 from eko.llm.types import ChatMessage, ProviderRequest
 from eko.text import fold_plain
 from eko_bench.context.baselines import BM25, PastTurn, bm25_context, random_context
-from eko_bench.context.content import Context, answer_present, found, turn_present
+from eko_bench.context.content import Context, Passages, answer_present, turn_present
 from eko_bench.context.summary_cache import DiskCachedProvider
 
 TURN = "Caroline went to the LGBTQ support group on 7 May and found it really powerful."
@@ -37,8 +37,8 @@ def test_the_answer_counts_as_a_phrase_and_never_when_it_is_a_function_word() ->
     assert answer_present("7 May 2023", Context.of("It was on 7 May 2023, at noon."))
     assert not answer_present("7 May 2023", Context.of("May 7, 2023"))
     assert not answer_present("yes", Context.of("yes, yes and yes"))
-    assert found([TURN, "I love painting sunsets by the lake."], "", Context.of(TURN)) is False
-    assert found([TURN], "powerful", Context.of("it was powerful"))
+    assert Passages.split(TURN).found([TURN, "I love painting sunsets by the lake."]) is False
+    assert Passages.split(TURN).found([TURN])
 
 
 def _turns() -> list[PastTurn]:

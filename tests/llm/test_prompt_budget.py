@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from eko.llm.errors import PromptTooLong
-from eko.llm.prompt_budget import PromptDoesNotFit, fit_messages
+from eko.llm.prompt_budget import PromptDoesNotFit, approx_prompt_tokens, fit_messages
 from eko.llm.providers.local import LocalLlamaProvider
 from eko.llm.types import ChatMessage, ProviderRequest
 
@@ -128,3 +128,38 @@ async def test_the_cut_reaches_the_reply_metadata() -> None:
         "dropped_messages": 0,
         "cut_chars": 6100,
     }
+
+
+async def test_fit_prompt_gives_what_a_generation_reads_without_generating(
+    tmp_path: Path,
+) -> None:
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF")
+    llama = FakeLlama(chat_template=CHATML)
+    provider = LocalLlamaProvider(
+        gguf, n_ctx=4096, n_threads=1, loader=Loader(llama), max_prompt_tokens=500
+    )
+    messages = (
+        ChatMessage("system", "You are Eko. Memory: " + "m" * 600),
+        ChatMessage("user", "Que penses-tu ?"),
+    )
+    fitted, cut = await provider.fit_prompt(messages, max_tokens=40)
+    assert llama.calls == []  # nothing generated
+    assert cut is not None and cut.kept_tokens <= 500 < cut.original_tokens
+    assert fitted[0].content.startswith("You are Eko.") and "characters cut" in fitted[0].content
+    # A generation reads exactly these messages.
+    response = await provider.generate(ProviderRequest(messages=messages, max_tokens=40))
+    assert response.input_cut == cut
+    prompt, _ = llama.calls[0]
+    assert len(prompt) == cut.kept_tokens
+    assert fitted[0].content in llama.text_of(prompt)
+    short = (ChatMessage("user", "Salut"),)
+    assert await provider.fit_prompt(short, max_tokens=40) == (short, None)
+    await provider.aclose()
+
+
+def test_the_approximate_count_is_what_the_writer_sizes_memory_by() -> None:
+    messages = [ChatMessage("system", "s" * 276), ChatMessage("user", "u" * 6)]
+    # (276 + 24) / 3 = 100, (6 + 24) / 3 = 10
+    assert approx_prompt_tokens(messages) == 110
+    assert approx_prompt_tokens([ChatMessage("user", "u")]) == 9  # rounded up

@@ -20,7 +20,14 @@ default measures the rule alone.
 
     eko bench context [--data FILE] [--split all|dev|test|dev-q|test-q] [--limit N]
                       [--summarizer model] [--expander model] [--budget N ...]
-                      [--report FILE]
+                      [--provider-budget local|N ...] [--report FILE]
+
+The score is strict (content.py): every evidence turn present within one passage; the answer
+string is a secondary column. `--provider-budget local|N` (repeatable) scores instead the
+writer's real prompt, as the product renders it and as the reader's prompt budget cuts it
+(prompt_recall.py, readers.py): `local` is the bundled model's budget in its own tokens, `N` a
+remote provider's budget of N tokens; one row per reader (and per `--budget`, the context
+budget memory fills at most), with how many questions lost evidence to the cut.
 
 Splits by conversation: the three of locomo-dev-3.json are "dev" (Eko's defaults were tuned on
 them); every other LoCoMo conversation is "test". Splits by question: "dev-q" / "test-q" keep
@@ -53,9 +60,17 @@ from eko_bench.context.data import (
     load_locomo,
     select_split,
 )
-from eko_bench.context.recall import Variant, measure, select_questions
-from eko_bench.context.recall_tables import print_recall
-from eko_bench.context.rooms import extractive_provider, setup
+from eko_bench.context.prompt_recall import measure_prompts
+from eko_bench.context.readers import build_reader
+from eko_bench.context.recall import (
+    MethodScore,
+    RecallResult,
+    Variant,
+    measure,
+    select_questions,
+)
+from eko_bench.context.recall_tables import print_prompt_recall, print_recall
+from eko_bench.context.rooms import extractive_provider, prompt_variants, setup
 from eko_bench.context.scoring import summary_levels, summary_ranges
 from eko_bench.context.summary_cache import cache_counts, configured_model
 from eko_bench.context.tables import print_growth
@@ -76,12 +91,15 @@ async def run(
     backend: str = "sqlite",
     report: Path | None = None,
     expander: str = "none",
+    provider_budgets: Sequence[str | int] = (),
 ) -> None:
     """Measure and print every table; `data` is LoCoMo's JSON (the caller checks it exists);
     `backend`: sqlite or postgres (a fresh database of it, removed afterwards); `report`: a
     JSON-lines file to write, one line per scored question (which method found it);
     `expander`: none (the multi-hop rule alone) or model (the configured model is asked for a
-    list question's phrases, as the server does; answers cached on disk)."""
+    list question's phrases, as the server does; answers cached on disk); `provider_budgets`:
+    "local" or token counts — score the writer's prompt for each reader instead (no growth
+    table)."""
     chosen = select_split(load_locomo(data), split)
     if not chosen:
         console.print(f"no conversation of {data} is in the {split!r} split")
@@ -124,26 +142,45 @@ async def run(
                 database=database,
                 expander=expanders,
             )
-            ranges = await summary_ranges(built.database)
-            variants = [
-                Variant(f"{budget:,} budget", *built.budgets[budget], budget) for budget in budgets
-            ]
-            result = await measure(built, ranges, selected, variants)
-            result.excluded_adversarial = sum(
-                1 for c in conversations for q in c.questions if q.category == 5
-            )
+            excluded = sum(1 for c in conversations for q in c.questions if q.category == 5)
+            if provider_budgets:
+                readers = [await build_reader(settings, spec) for spec in provider_budgets]
+                prompt_rows = await prompt_variants(
+                    settings, built, embedder, providers, readers, budgets, expanders
+                )
+                methods, stats, skipped, rows = await measure_prompts(
+                    built.rooms, selected, prompt_rows
+                )
+                for reader in readers:
+                    await reader.provider.aclose()
+            else:
+                ranges = await summary_ranges(built.database)
+                variants = [
+                    Variant(f"{budget:,} budget", *built.budgets[budget], budget)
+                    for budget in budgets
+                ]
+                result = await measure(built, ranges, selected, variants)
+                result.excluded_adversarial = excluded
             levels = await summary_levels(built.database)
     for provider in [*providers, *expanders]:
         await provider.aclose()
-    print_recall(
-        console,
-        result,
-        title=f"Content recall on LoCoMo, {backend} (split {split}: {tuning}; questions asked "
+    title = (
+        f"Content recall on LoCoMo, {backend} (split {split}: {tuning}; questions asked "
         "at the end; "
         f"summaries by {label}, every {every:,} chars; list questions' phrases by "
         f"{expander_label}, "
-        f"{' '.join(f'L{k}:{v}' for k, v in sorted(levels.items()))})",
+        f"{' '.join(f'L{k}:{v}' for k, v in sorted(levels.items()))})"
     )
+    if provider_budgets:
+        scored = len(rows)
+        counts = RecallResult({}, MethodScore(), scored, excluded, skipped, rows)
+        print_prompt_recall(console, methods, stats, counts, title=title)
+        console.print(f"bench time {time.perf_counter() - started:.0f} s")
+        if report is not None:
+            write_report(report, rows)
+            console.print(f"per-question report: {report} ({len(rows)} lines)")
+        return
+    print_recall(console, result, title=title)
     console.print(
         f"summary model calls: {built.summary_calls}; bench time "
         f"{time.perf_counter() - started:.0f} s"

@@ -8,13 +8,14 @@ from itertools import zip_longest
 
 from eko.memory.service import Memory
 from eko_bench.context.baselines import BM25, PastTurn, bm25_context, random_context
-from eko_bench.context.content import Context, found
+from eko_bench.context.content import Passages
 from eko_bench.context.data import Conversation, Question
 from eko_bench.context.rooms import LoadedRoom, Setup, context_for
 from eko_bench.context.scoring import covered
 
 SCORED_CATEGORIES = (1, 2, 3, 4)  # 5 (adversarial: no answer in the conversation) is excluded
-VARIANT_METHODS = ("eko", "eko without facts", "random turns", "BM25 turns")
+RANDOM = "random turns (same-conversation control)"
+VARIANT_METHODS = ("eko", "eko without facts", RANDOM, "BM25 turns")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,12 +40,21 @@ def _named(method: str, variant: Variant) -> str:
 
 @dataclass
 class MethodScore:
+    # The strict score (every evidence turn within one passage), per category.
     found: dict[int, list[bool]] = field(default_factory=dict)
     chars: list[int] = field(default_factory=list)
+    # The secondary score: the answer (of 2+ content words) as a phrase within one passage.
+    answered: list[bool] = field(default_factory=list)
 
-    def add(self, category: int, hit: bool, chars: int) -> None:
+    def add(self, category: int, hit: bool, chars: int, answered: bool = False) -> None:
         self.found.setdefault(category, []).append(hit)
         self.chars.append(chars)
+        self.answered.append(answered)
+
+    def score(self, category: int, evidence: Sequence[str], answer: str, text: Passages) -> bool:
+        hit = text.found(evidence)
+        self.add(category, hit, text.chars, text.answer_found(answer))
+        return hit
 
     def share(self, category: int | None = None) -> tuple[int, int]:
         hits = (
@@ -126,7 +136,7 @@ async def measure(
             budget = variant.budget or len(context.text)
             candidates[_named("eko", variant)] = context.text
             candidates[_named("eko without facts", variant)] = no_facts.text
-            candidates[_named("random turns", variant)] = random_context(turns, budget, number)
+            candidates[_named(RANDOM, variant)] = random_context(turns, budget, number)
             candidates[_named("BM25 turns", variant)] = bm25_context(
                 turns, bm25, question.text, budget
             )
@@ -134,11 +144,11 @@ async def measure(
         context = first
         budget = len(context.text)
         hits = {
-            name: found(evidence, question.answer, Context.of(text))
+            name: methods[name].score(
+                question.category, evidence, question.answer, Passages.split(text)
+            )
             for name, text in candidates.items()
         }
-        for name, text in candidates.items():
-            methods[name].add(question.category, hits[name], len(text))
         rows.append(
             {
                 "conversation": conversation.sample_id,
@@ -164,9 +174,8 @@ async def measure(
             None,
         )
         if other is not None:
-            text = other[3]
-            methods["unrelated (control)"].add(
-                question.category, found(evidence, question.answer, Context.of(text)), len(text)
+            methods["unrelated (control)"].score(
+                question.category, evidence, question.answer, Passages.split(other[3])
             )
     # The caller counts category 5.
     return RecallResult(methods, coverage, len(kept), 0, skipped, rows)

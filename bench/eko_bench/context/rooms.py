@@ -12,6 +12,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from eko.chat.engine import build_chat_engine
+from eko.chat.engine.prompt_preview import PromptPreview
 from eko.config import Settings
 from eko.embed import Embedder
 from eko.llm.providers import FunctionModel
@@ -22,6 +24,7 @@ from eko.memory.items import NewItem
 from eko.memory.scopes import room_key
 from eko.memory.service import Memory, build_memory
 from eko.prompts.library import PromptLibrary
+from eko.store import chat_profile
 from eko.store import messages as message_repo
 from eko.store import rooms as room_repo
 from eko.store import users as user_repo
@@ -30,7 +33,9 @@ from eko.store.llm_calls import DatabaseCallRecorder
 from eko.store.migrate import upgrade
 from eko.store.models import LLMCall, Room, User
 from eko.store.vectors import build_memory_index, build_vector_index
+from eko.wiring import attach_memory
 from eko_bench.context.data import Conversation
+from eko_bench.context.readers import Reader
 from eko_bench.context.summarizer import ExtractiveSummarizer
 
 # Questions probed after every session for the growth table.
@@ -104,6 +109,74 @@ def bench_memory(
         prompts=PromptLibrary(),
         expansion_runtime=LLMRuntime(list(expander), recorder) if expander else None,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class PromptVariant:
+    """A reader (its prompt budget) and the context budget: the writer's prompt is rendered by
+    the chat engine built for them (`eko bench context --provider-budget`)."""
+
+    label: str
+    reader: Reader
+    preview: PromptPreview
+
+
+async def prompt_variants(
+    settings: Settings,
+    built: Setup,
+    embedder: Embedder,
+    summarizer: Sequence[Provider],
+    readers: Sequence[Reader],
+    budgets: Sequence[int],
+    expander: Sequence[Provider] = (),
+) -> list[PromptVariant]:
+    """One chat engine per reader and context budget (default: the configured one), composed
+    as the server composes it (build_chat_engine, then memory as node M: eko.wiring), with
+    memory without LoCoMo's annotated facts (gold text: see 'eko without facts'). Each asker
+    has finished the intro (first name and address form known), as a member who has talked
+    for months has: a new member's first questions get the intro mode instead."""
+    for loaded in built.rooms:
+        await _finish_intro(built.database, loaded)
+    variants = []
+    for reader in readers:
+        for budget in budgets or [settings.memory_context_max_chars]:
+            tuned = settings.model_copy(
+                update={
+                    "database_url": built.database.url,
+                    "summarize_every_n_chars": built.every,
+                    "memory_context_max_chars": budget,
+                    "memory_context_max_items": 0,
+                    # The bench measures what the prompt holds, not how fast a loaded machine
+                    # builds it: a node given up on would silently score an empty section.
+                    "chat_node_timeout_s": EXPAND_TIMEOUT_S,
+                }
+            )
+            memory = bench_memory(tuned, built.database, embedder, summarizer, expander)
+            engine = build_chat_engine(
+                settings=tuned,
+                database=built.database,
+                runtime=reader.runtime,
+                prompts=PromptLibrary(),
+                embedder=embedder,
+                vectors=build_vector_index(built.database, tuned),
+            )
+            attach_memory(engine, memory, tuned)
+            label = reader.label if len(budgets) < 2 else f"{reader.label}, {budget:,} budget"
+            variants.append(PromptVariant(label, reader, engine.preview))
+    return variants
+
+
+async def _finish_intro(database: Database, loaded: LoadedRoom) -> None:
+    async with database.session() as session:
+        for key, value in (
+            ("first_name", loaded.asker.display_name),
+            ("use_tu_form", True),
+            ("main_city", "not said"),
+            ("main_activity", "not said"),
+        ):
+            await chat_profile.upsert_fact(
+                session, user_id=loaded.asker.id, fact_key=key, value=value
+            )
 
 
 def extractive_provider() -> Provider:
@@ -215,6 +288,11 @@ async def _load(
             loaded.seq_of[turn["dia_id"]] = message.seq
             message_id[turn["dia_id"]] = message.id
             loaded.last_time = when
+        # Every turn embedded, as the server's jobs embed them (after each reply, or an import's
+        # batches): a context build's own catch-up is bounded in time (1 s), so leaving it to
+        # the builds would make the figures depend on how loaded the machine is.
+        async with database.session() as session:
+            await memory.context.indexer.index_missing(session, room_id=room.id)
         await _remember(memory, loaded, observed, message_id)
         await memory.summaries.catch_up(room.id)
         history = message.char_end

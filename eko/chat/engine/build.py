@@ -12,6 +12,7 @@ from eko.chat.engine.context_loader import ContextLoader
 from eko.chat.engine.engine import ChatEngine
 from eko.chat.engine.nodes import default_registry
 from eko.chat.engine.orchestrator import Orchestrator
+from eko.chat.engine.prompt_preview import PromptPreview
 from eko.chat.engine.quota import QuotaPaywall
 from eko.chat.engine.registry import NodeRegistry
 from eko.chat.engine.writer import ResponseWriter
@@ -37,6 +38,8 @@ class ChatEngineParts:
     # The response writer: the memory node sizes its section by what the writer's prompt
     # leaves of the reader's budget (ResponseWriter.memory_room).
     writer: ResponseWriter
+    # The writer's prompt for a message without any model call (eko bench context).
+    preview: PromptPreview
 
     async def aclose(self) -> None:
         if self.web is not None:
@@ -98,4 +101,7 @@ def build_chat_engine(
         catalog=catalog,
         orchestrator=orchestrator,
         writer=writer,
+        preview=PromptPreview(
+            loader=loader, registry=registry, writer=writer, catalog=catalog, settings=settings
+        ),
     )

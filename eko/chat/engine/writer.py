@@ -35,7 +35,7 @@ from eko.chat.websearch.base import WebSearchResult
 from eko.config import Settings
 from eko.guard.language import detect_language
 from eko.llm.caller_format import CallerFormat
-from eko.llm.prompt_budget import CHARS_PER_TOKEN
+from eko.llm.prompt_budget import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_CHARS
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage, Completion
 from eko.prompts.library import PromptLibrary
@@ -248,8 +248,6 @@ def caller_format_section(prompts: PromptLibrary, caller: CallerFormat) -> str:
     )
 
 
-# A chat template's tokens around each message (role markers), in characters.
-MESSAGE_OVERHEAD_CHARS = 24
 # The memory section's heading ("## <title>\n") and the blank line before it, and room for the
 # short sections beside it (the user's profile: a few lines); docs and web results are not
 # reserved for (memory_room).

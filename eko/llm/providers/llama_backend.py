@@ -66,6 +66,17 @@ def load_llama(path: Path, n_ctx: int, n_threads: int) -> LlamaLike:
     return cast(LlamaLike, llama)
 
 
+def load_llama_vocab(path: Path, n_ctx: int, n_threads: int) -> LlamaLike:
+    """The model's vocabulary and metadata only (its tokenizer and chat template, no weights):
+    a second or two, for counting a prompt's tokens without generating."""
+    from llama_cpp import Llama
+
+    llama = Llama(
+        model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, vocab_only=True, verbose=False
+    )
+    return cast(LlamaLike, llama)
+
+
 def install_prompt_cache(llama: LlamaLike, capacity_bytes: int) -> None:
     """Keep llama.cpp's state after each call (up to `capacity_bytes`, least recently used
     first out) so that a prompt sharing its start with an earlier one — the orchestrator's or

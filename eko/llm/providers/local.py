@@ -37,6 +37,7 @@ from eko.llm.errors import (
 )
 from eko.llm.priority import Lease, PriorityGate
 from eko.llm.prompt_budget import InputCut
+from eko.llm.providers import local_prompt
 from eko.llm.providers.llama_backend import (
     CancelFlag,
     GrammarFactory,
@@ -316,10 +317,24 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
     def _prompt(
         self, loaded: LoadedModel, request: ProviderRequest
     ) -> tuple[Prompt, list[str], InputCut | None]:
-        shape = PromptShape(
+        return build_prompt(loaded, request, self._shape())
+
+    def _shape(self) -> PromptShape:
+        return PromptShape(
             self.name, self.model, self.n_ctx, self.max_prompt_tokens, self._user_label
         )
-        return build_prompt(loaded, request, shape)
+
+    async def fit_prompt(
+        self, messages: Sequence[ChatMessage], *, max_tokens: int
+    ) -> tuple[local_prompt.Fitted, InputCut | None]:
+        """`messages` as a generation would fit them to the prompt budget, without generating
+        (the model is loaded if needed: `load_llama_vocab` makes that cheap)."""
+        request = ProviderRequest(messages=tuple(messages), max_tokens=max_tokens)
+        async with self._gate.hold("background"):
+            return await asyncio.get_running_loop().run_in_executor(
+                self._worker(),
+                lambda: local_prompt.fit(self._ensure_loaded(), request, self._shape()),
+            )
 
     def _generate_sync(
         self, request: ProviderRequest, cancel: CancelFlag, chunked: bool = False

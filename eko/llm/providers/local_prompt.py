@@ -22,6 +22,7 @@ from eko.llm.types import ChatMessage, ProviderRequest
 log = structlog.get_logger("eko.llm")
 
 Prompt = str | list[int]  # a transcript's text, or a chat template's tokens
+Fitted = tuple[ChatMessage, ...]  # the messages a generation reads, fitted to the budget
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,19 +53,26 @@ def build_prompt(
 ) -> tuple[Prompt, list[str], InputCut | None]:
     """The prompt (text, or tokens for a chat template), its stop sequences, and what was cut
     from the messages to fit the prompt budget."""
+    messages, cut = fit(loaded, request, shape)
+    prompt, _, stop = render(loaded, messages, request, shape)
+    if cut is not None:
+        log.info("llm.local.input_cut", provider=shape.provider, model=shape.model, **cut.as_meta())
+    return prompt, stop, cut
+
+
+def fit(
+    loaded: LoadedModel, request: ProviderRequest, shape: PromptShape
+) -> tuple[Fitted, InputCut | None]:
+    """The request's messages as a generation reads them: fitted to the prompt budget."""
     budget = shape.budget(request)
     try:
-        messages, cut = fit_messages(
+        return fit_messages(
             request.messages,
             count_tokens=lambda candidate: render(loaded, candidate, request, shape)[1],
             budget_tokens=budget,
         )
     except PromptDoesNotFit as exc:
         raise PromptTooLong(shape.provider, f"prompt budget {budget} tokens: {exc}") from exc
-    prompt, _, stop = render(loaded, messages, request, shape)
-    if cut is not None:
-        log.info("llm.local.input_cut", provider=shape.provider, model=shape.model, **cut.as_meta())
-    return prompt, stop, cut
 
 
 def render(
