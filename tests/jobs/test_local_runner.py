@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select, update
@@ -95,11 +96,20 @@ async def test_a_job_of_a_killed_runner_is_requeued_and_runs_once(
 async def test_jobs_sharing_a_lock_never_overlap_and_run_in_order(database: Database) -> None:
     order: list[int] = []
     running = {"now": 0, "max": 0}
+    side_by_side = asyncio.Event()
 
     async def body(args: dict[str, object]) -> None:
         running["now"] += 1
         running["max"] = max(running["max"], running["now"])
-        await asyncio.sleep(0.02)
+        if running["now"] > 1:
+            side_by_side.set()
+        if args.get("wait_for_company"):
+            # Wait (boundedly) for another job to start: on a loaded machine a fixed short sleep
+            # ends before the queue claims the next job, and the overlap would go unseen.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(side_by_side.wait(), timeout=5.0)
+        else:
+            await asyncio.sleep(0.02)
         order.append(int(args["n"]))  # type: ignore[call-overload]
         running["now"] -= 1
 
@@ -118,7 +128,7 @@ async def test_jobs_sharing_a_lock_never_overlap_and_run_in_order(database: Data
     order.clear()
     running["max"] = 0
     for n in range(4):
-        await queue.enqueue("test.locked", {"n": n}, lock=f"room:{n}")
+        await queue.enqueue("test.locked", {"n": n, "wait_for_company": True}, lock=f"room:{n}")
     await queue.drain()
     assert sorted(order) == [0, 1, 2, 3]
     assert running["max"] > 1
