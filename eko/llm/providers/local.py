@@ -77,10 +77,11 @@ PromptStyleSetting = Literal["auto", "template", "transcript"]
 _BANNED = float("-inf")
 # How many times a background generation gives way to people before it runs to the end.
 _MAX_PREEMPTIONS = 3
-# A person's prompt is read in chunks this many times larger than a background one's: the
-# only reader that stops it is the caller giving up (its deadline), which frees the model
-# within one chunk, at a smaller cost in reading speed than a background call's fine chunks.
-_INTERACTIVE_CHUNK_FACTOR = 4
+# A person's prompt is read in chunks of llama.cpp's own batch (llama-cpp-python's default
+# n_batch): the caller giving up (its deadline) frees the model within one chunk, and a prompt
+# is read in the batches llama.cpp would use by itself, so greedy answers stay the same (other
+# batch sizes change the floating-point sums, and a small model's answer with them).
+_INTERACTIVE_CHUNK = 512
 # How long a call may wait in line before its deadlines count again (EKO_LOCAL_QUEUE_WAIT_S).
 DEFAULT_QUEUE_WAIT_S = 600.0
 
@@ -343,7 +344,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         prompt, template_stop, cut = self._prompt(loaded, request)
         # Fine chunks when someone may be waiting behind a background call; otherwise coarse
         # ones, so that a caller giving up (its deadline) still frees the model mid-prompt.
-        chunk = self._prefill_chunk * (1 if chunked else _INTERACTIVE_CHUNK_FACTOR)
+        chunk = self._prefill_chunk if chunked else max(_INTERACTIVE_CHUNK, self._prefill_chunk)
         if isinstance(prompt, list) and not prefill_in_chunks(
             loaded.llama, prompt, cancel.is_set, chunk=chunk
         ):
