@@ -72,7 +72,11 @@ async def test_a_turn_with_no_shared_word_is_recalled_by_meaning(
     words_only = kit_factory(recent_turns=2, memory_recall_dense_k=0)
     alice, room, current = await _talk(words_only)
     embedder = ConceptEmbedder()
-    kit = make_kit(words_only.database, recent_turns=2, embedder=embedder)
+    # A generous catch-up bound: this is about recall by meaning, and a loaded machine can
+    # take more than the default second to embed the room's ten turns on the request path.
+    kit = make_kit(
+        words_only.database, recent_turns=2, embedder=embedder, memory_recall_catch_up_s=30
+    )
 
     before = await words_only.memory.context.build(
         room=room, user=alice, query=current.content, before_seq=current.seq
