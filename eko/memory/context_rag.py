@@ -18,8 +18,7 @@ from eko.embed.base import Embedder
 from eko.memory.clock import age_days
 from eko.memory.context_parts import RecentPart, SummaryPart, render_summary
 from eko.memory.scopes import room_key
-from eko.memory.summaries.reads import exact_scores
-from eko.memory.summaries.store import COLLECTION as SUMMARY_COLLECTION
+from eko.memory.summaries.reads import scored_summaries
 from eko.memory.topics import Topics
 from eko.store.db import Database
 from eko.store.memory_models import Summary
@@ -75,28 +74,21 @@ class SummaryRecall:
         """The best summaries for `vector`, best first; `stats` gets what was considered."""
         settings = self._settings
         key = room_key(room.id)
+        found = await scored_summaries(
+            self._database,
+            self._vectors,
+            self._topics,
+            key=key,
+            vector=vector,
+            model=self._embedder.name,
+            topic=topic,
+            k=settings.rag_candidates,
+        )
         if topic is not None:
-            found = await self._topics.find(scope=key, ref=topic)
-            if found is None:
-                stats["topic"] = None
-                return []
-            stats["topic"] = found.name
-            ids = await self._topics.summary_ids(found.id)
-            async with self._database.session() as session:
-                scored = await exact_scores(
-                    session, summary_ids=ids, vector=vector, model=self._embedder.name
-                )
-        else:
-            async with self._database.session() as session:
-                hits = await self._vectors.search(
-                    session,
-                    collection=SUMMARY_COLLECTION,
-                    model=self._embedder.name,
-                    keys=[key],
-                    query=vector,
-                    k=settings.rag_candidates,
-                )
-            scored = {hit.item_id: hit.score for hit in hits}
+            stats["topic"] = found[1] if found is not None else None
+        if found is None:
+            return []
+        scored = found[0]
         candidates = {i: s for i, s in scored.items() if s >= self.min_score}
         stats["summaries_considered"] = len(scored)
         stats["summaries_above_min_score"] = len(candidates)

@@ -49,6 +49,35 @@ async def exact_scores(
     return scores
 
 
+async def scored_summaries(
+    database: Database,
+    vectors: VectorIndex,
+    topics: Topics,
+    *,
+    key: str,
+    vector: np.ndarray,
+    model: str,
+    topic: str | None,
+    k: int,
+) -> tuple[dict[str, float], str | None] | None:
+    """The room's summaries (scope `key`) scored against `vector`, with the topic's name: one
+    topic's summaries exactly, else the `k` nearest from the vector index. None when `topic`
+    names no topic of the room."""
+    if topic is not None:
+        found = await topics.find(scope=key, ref=topic)
+        if found is None:
+            return None
+        ids = await topics.summary_ids(found.id)
+        async with database.session() as session:
+            exact = await exact_scores(session, summary_ids=ids, vector=vector, model=model)
+        return exact, found.name
+    async with database.session() as session:
+        hits = await vectors.search(
+            session, collection=COLLECTION, model=model, keys=[key], query=vector, k=k
+        )
+    return {hit.item_id: hit.score for hit in hits}, None
+
+
 class SummaryReader:
     def __init__(
         self, *, database: Database, vectors: VectorIndex, embedder: Embedder, topics: Topics
@@ -76,27 +105,19 @@ class SummaryReader:
         """The k summaries most similar to `query`; within `topic` (id or name, merged aliases
         included) when given. Raises LookupError for an unknown topic."""
         vector = (await self._embedder.embed([query], kind="query"))[0]
-        key = room_key(room_id)
-        if topic is not None:
-            found = await self._topics.find(scope=key, ref=topic)
-            if found is None:
-                raise LookupError(f"no topic {topic!r} in this room")
-            ids = await self._topics.summary_ids(found.id)
-            async with self._database.session() as session:
-                scores = await exact_scores(
-                    session, summary_ids=ids, vector=vector, model=self._embedder.name
-                )
-        else:
-            async with self._database.session() as session:
-                hits = await self._vectors.search(
-                    session,
-                    collection=COLLECTION,
-                    model=self._embedder.name,
-                    keys=[key],
-                    query=vector,
-                    k=k,
-                )
-            scores = {hit.item_id: hit.score for hit in hits}
+        scored = await scored_summaries(
+            self._database,
+            self._vectors,
+            self._topics,
+            key=room_key(room_id),
+            vector=vector,
+            model=self._embedder.name,
+            topic=topic,
+            k=k,
+        )
+        if scored is None:
+            raise LookupError(f"no topic {topic!r} in this room")
+        scores, _ = scored
         best = sorted(scores.items(), key=lambda pair: -pair[1])[:k]
         if not best:
             return []
