@@ -94,6 +94,19 @@ export function createSignin(api, { onSignedIn }) {
     }
   });
 
+  // An invitation link in the address bar: checked, then its form (or why it cannot be used).
+  async function openInvitation(token) {
+    inviteToken = token;
+    try {
+      await api(`/v1/invite/${token}`);
+      show("invite");
+    } catch (error) {
+      inviteToken = null;
+      history.replaceState(null, "", location.pathname);
+      show("signin", refusal(error));
+    }
+  }
+
   async function boot() {
     let state;
     try {
@@ -103,21 +116,17 @@ export function createSignin(api, { onSignedIn }) {
       return;
     }
     const invite = location.hash.match(INVITE);
-    if (invite && !state.signed_in) {
-      inviteToken = invite[1];
-      try {
-        await api(`/v1/invite/${inviteToken}`);
-        show("invite");
-      } catch (error) {
-        inviteToken = null;
-        history.replaceState(null, "", location.pathname);
-        show("signin", refusal(error));
-      }
-      return;
-    }
+    if (invite && !state.signed_in) return openInvitation(invite[1]);
     if (state.signed_in) onSignedIn(state);
     else show(state.setup_needed ? "setup" : "signin");
   }
+
+  // A link pasted into a tab already showing the sign-in form changes only the hash: the
+  // page is not reloaded, so the invitation is picked up here.
+  window.addEventListener("hashchange", () => {
+    const invite = location.hash.match(INVITE);
+    if (invite && !$("signin").hidden && invite[1] !== inviteToken) openInvitation(invite[1]);
+  });
 
   return { boot, show };
 }

@@ -96,7 +96,9 @@ def test_an_invitation_accepted_then_a_lobby_joined_by_name(fresh: PageFactory) 
     expect(link).to_have_value(re.compile(r"/#/invite/[\w-]+$"))
     invitation = link.input_value()
 
+    # The link pasted into a tab already showing the sign-in form (only the hash changes).
     bruno = fresh(sign_in=False)
+    expect(bruno.locator(TITLE)).to_have_text("Sign in")
     bruno.goto(invitation)
     expect(bruno.locator(TITLE)).to_have_text("Join Eko")
     sign_in_with_password(bruno, "Bruno", PASSWORD)
@@ -107,6 +109,7 @@ def test_an_invitation_accepted_then_a_lobby_joined_by_name(fresh: PageFactory) 
 
     # The link works once.
     again = fresh(sign_in=False)
+    expect(again.locator(TITLE)).to_have_text("Sign in")
     again.goto(invitation)
     expect(again.locator("[data-testid=signin-error]")).to_have_text(
         "This invitation link was already used or has expired: ask for a new one."
