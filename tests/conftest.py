@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -16,8 +17,27 @@ from eko.store.migrate import upgrade
 from eko.store.models import Base
 from tests import pg
 
+# Rich sizes the CLI's consoles from COLUMNS when they are made: one width for every run (a
+# terminal, CI, an xdist worker), so a test never depends on where a line was wrapped.
+os.environ["COLUMNS"] = "200"
+
 BACKENDS = ["sqlite", "postgres"]
 T = TypeVar("T")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Groups for `pytest -n 2 --dist loadgroup` (scripts/test): a file's tests stay together
+    (they share module fixtures: a live server, a measured load run), and every slow test
+    that is not a browser test (the bundled model, a real embedder, several server processes)
+    shares one group, so two of them never compete for the machine's two cores."""
+    root = Path(__file__).parent
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("browser"):
+            group = "heavy"
+        else:
+            group = Path(item.path).relative_to(root).as_posix()
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def run_isolated(coro: Coroutine[Any, Any, T]) -> T:

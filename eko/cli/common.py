@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from eko.config import Settings, mask_url
 
@@ -34,9 +35,11 @@ DATABASE_FIX = (
 
 
 def fail(message: str, *, fix: str | None = None, code: int = 1) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}")
+    # Unwrapped and unmarked-up: a path or a name in the message stays whole (rich would
+    # break it at the console's width, and read "[...]" in it as markup) so it can be copied.
+    err_console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     if fix:
-        err_console.print(f"[yellow]fix:[/] {fix}")
+        err_console.print(f"[yellow]fix:[/] {escape(fix)}", soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -22,7 +22,7 @@ from tests.events.test_live import next_json
 SSE = {"Accept": "text/event-stream"}
 
 
-async def short_token(server: Live, key: str, *, ttl_s: int = 2) -> tuple[str, int]:
+async def short_token(server: Live, key: str, *, ttl_s: int = 5) -> tuple[str, int]:
     """A real token for this key's user that expires within `ttl_s` seconds."""
     async with server.services.database.session() as session:
         user = await user_repo.get_by_api_key(session, api_key=key)
@@ -49,7 +49,7 @@ async def test_a_server_sent_events_stream_ends_when_its_token_expires(
     async with live() as server:
         key, _headers = await server.user("alice")
         token, expires = await short_token(server, key)
-        seen = await asyncio.wait_for(sse_events(server, token), 8)
+        seen = await asyncio.wait_for(sse_events(server, token), 20)
         assert time.time() >= expires
         assert seen[-1]["type"] == "stream.expired"
         assert seen[-1]["data"]["reason"] == "token_expired"
@@ -66,7 +66,7 @@ async def test_a_websocket_opened_with_a_token_is_closed_when_it_expires(
         token, expires = await short_token(server, key)
         async with websockets.connect(f"{server.ws}/v1/events?token={token}") as ws:
             assert (await next_json(ws))["type"] == "stream.connected"
-            notice = await next_json(ws, wait_s=8)
+            notice = await next_json(ws, wait_s=20)
             assert notice["type"] == "stream.expired"
             with pytest.raises(ConnectionClosed) as closed:
                 await asyncio.wait_for(ws.recv(), 5)

@@ -7,7 +7,7 @@ import asyncio
 from sqlalchemy import select
 
 from eko.lobby import store
-from eko.store.db import Database
+from eko.store.db import Database, PoolLimits
 from eko.store.memory_models import MemoryItem
 from eko.store.models import LLMCall, Message
 from tests.lobby.kit import ScriptedReflection, make_lobby_kit
@@ -137,6 +137,16 @@ async def test_duplicate_goals_are_removed_during_reflection(database: Database)
 
 
 async def test_100_concurrent_scheduled_reflections_post_once(database: Database) -> None:
+    # 100 at once wait for one of the pool's connections (on a loaded machine, longer than the
+    # default 10 s) instead of failing: what is under test is that one of them posts.
+    patient = Database(database.url, pool=PoolLimits(timeout_s=120))
+    try:
+        await _hundred_reflections_post_once(patient)
+    finally:
+        await patient.dispose()
+
+
+async def _hundred_reflections_post_once(database: Database) -> None:
     kit = await make_lobby_kit(database)
     for i in range(3):
         await kit.goal(f"sujet {i}", f"C'est quoi le sujet {i} ?")
