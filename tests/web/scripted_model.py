@@ -2,6 +2,7 @@
 
     contains "lent"       -> 40 words, 0.1 s apart (about 4 s: time to stop or switch rooms)
     contains "casse"      -> the model fails: the chat answers with its canned fallback
+    contains "injoignable" -> the model cannot be reached (a fallback whose cause is unreachable)
     contains "markdown"   -> a heading, a list and a fenced code block
     contains "version"    -> "Version N." (N counts the calls: regenerate shows a new one)
     contains "tronque"    -> an answer cut at the token limit mid-word (stored truncated)
@@ -16,7 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from eko.llm.errors import ProviderError
+from eko.llm.errors import ProviderError, ProviderUnavailable
 from eko.llm.providers import Deltas, FunctionModel
 from eko.llm.types import ProviderRequest, ProviderResponse, Usage
 
@@ -54,6 +55,8 @@ def web_model() -> FunctionModel:
             return Deltas(SLOW_WORDS, delay_s=0.1)
         if "casse" in last:
             raise ProviderError("web", "scripted failure")  # not "unreachable": circuit stays shut
+        if "injoignable" in last:  # counts towards the circuit (100 failures in the fixture)
+            raise ProviderUnavailable("web", "connection refused (scripted)")
         if "markdown" in last:
             return _words(MARKDOWN_REPLY, 0.01)
         if "tronque" in last:

@@ -67,6 +67,10 @@ def test_a_fallback_says_why_in_the_pages_language(new_page: PageFactory) -> Non
     expect(cause).to_have_text("The model failed to answer.")
     expect(cause).to_have_attribute("data-cause", "error")
     assert "llm_error" not in reply.inner_text()  # no raw code in the bubble
+    send(page, "Le modèle est injoignable")
+    unreachable = reply.nth(1).locator("[data-testid=fallback-cause]")
+    expect(unreachable).to_have_text("The model could not be reached.")
+    expect(unreachable).to_have_attribute("data-cause", "unreachable")
 
     french = new_page(locale="fr-FR")
     new_conversation(french)
@@ -76,8 +80,8 @@ def test_a_fallback_says_why_in_the_pages_language(new_page: PageFactory) -> Non
     )
     # A model's answer has no cause line.
     send(page, "Et maintenant ?")
-    expect(reply.nth(1)).to_have_attribute("data-state", "done")
-    expect(reply.nth(1).locator("[data-testid=fallback-cause]")).to_have_count(0)
+    expect(reply.nth(2)).to_have_attribute("data-state", "done")
+    expect(reply.nth(2).locator("[data-testid=fallback-cause]")).to_have_count(0)
 
 
 def test_each_cause_has_its_words(new_page: PageFactory) -> None:
