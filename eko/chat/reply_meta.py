@@ -38,6 +38,9 @@ class ReplyMeta(BaseModel):
     # Why the safe answer was given instead of a model's (eko/chat/reply.py), and the error.
     fallback: str | None = None
     error: str | None = None
+    # The fallback's cause in a person's words (eko/llm/types.py: FailureCause): busy,
+    # timeout, unreachable or error; the page shows it under the answer.
+    fallback_cause: str | None = None
     # Which provider and model wrote the answer (eko/chat/reply.py: provenance).
     provider: str | None = None
     model: str | None = None

@@ -128,7 +128,7 @@ class LiveReply:
             return  # a short-circuit (cache, paywall) answered: nothing was generated
         draft.content = self.text.strip()
         draft.type = "message"
-        draft.meta.clear("fallback")
+        draft.meta.clear("fallback", "fallback_cause")
         draft.meta.truncated = True  # never learned by the memory guard
         if self.stopped:
             draft.meta.stopped = True

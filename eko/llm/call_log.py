@@ -10,6 +10,7 @@ import structlog
 from eko.llm.types import (
     Attempt,
     CallRecorder,
+    FailureCause,
     LLMCallRecord,
     Outcome,
     Provider,
@@ -90,6 +91,7 @@ class AttemptLog:
         *,
         response: ProviderResponse | None = None,
         error: str | None = None,
+        cause: FailureCause | None = None,
     ) -> Attempt:
         """Close one attempt (begun at perf_counter `started`): remember, log, record it."""
         usage = response.usage if response is not None else Usage()
@@ -100,6 +102,7 @@ class AttemptLog:
             duration_ms=elapsed_ms(started),
             usage=usage,
             error=error,
+            cause=cause,
         )
         self.attempts.append(attempt)
         log_method = log.info if outcome in ("ok", "fallback") else log.warning

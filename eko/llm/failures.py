@@ -6,6 +6,7 @@ counts the same against the provider's circuit breaker whichever path met it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -13,13 +14,15 @@ import structlog
 
 from eko.llm.breaker import CircuitBreaker
 from eko.llm.errors import (
+    AllProvidersFailed,
     InvalidOutput,
+    LLMError,
     PromptTooLong,
     ProviderError,
     ProviderTimeout,
     ProviderUnavailable,
 )
-from eko.llm.types import Outcome
+from eko.llm.types import Attempt, FailureCause, Outcome
 
 log = structlog.get_logger("eko.llm")
 
@@ -38,6 +41,7 @@ class Failure:
     outcome: Outcome  # "invalid" (it answered, unusably) or "error"
     error: str
     verdict: Verdict
+    cause: FailureCause = "error"
 
 
 def failure_of(
@@ -60,15 +64,25 @@ def failure_of(
         # The last resort running out of the message's time says nothing about its health.
         error = f"no answer within this message's deadline ({left or 0.0:.1f} s left)"
         hung = budget_is_share and not slow_means_busy
-        return Failure("error", error, "down" if hung else "none")
+        late: FailureCause = "busy" if slow_means_busy else "timeout"
+        return Failure("error", error, "down" if hung else "none", late)
     if isinstance(exc, ProviderTimeout) and slow_means_busy:
-        return Failure("error", str(exc), "none")
+        return Failure("error", str(exc), "none", "busy")
     if isinstance(exc, ProviderError):
         outcome: Outcome = "invalid" if isinstance(exc, InvalidOutput) else "error"
-        return Failure(outcome, str(exc), _provider_error_verdict(exc, fallback=fallback))
+        verdict = _provider_error_verdict(exc, fallback=fallback)
+        return Failure(outcome, str(exc), verdict, _cause_of(exc))
     # A provider bug must not take the whole answer down while others remain.
     log.error("llm.provider_crashed", provider=provider, exc_info=exc)
     return Failure("error", f"{type(exc).__name__}: {exc}", "failed")
+
+
+def _cause_of(exc: ProviderError) -> FailureCause:
+    if isinstance(exc, ProviderTimeout):
+        return "timeout"
+    if isinstance(exc, ProviderUnavailable):
+        return "unreachable"
+    return "error"
 
 
 def empty_answer() -> Failure:
@@ -112,3 +126,31 @@ def tell_breaker(breaker: CircuitBreaker, failure: Failure) -> None:
             error=failure.error[:200],
             severe=failure.verdict == "down",
         )
+
+
+# The most telling cause first: a person waiting is told the model was busy rather than
+# "timed out", and "timed out" rather than a generic error.
+_CAUSE_ORDER: tuple[FailureCause, ...] = ("busy", "timeout", "unreachable", "error")
+
+
+def cause_of_walk(
+    attempts: Sequence[Attempt], *, skipped: Sequence[str] = (), timed_out: bool = False
+) -> FailureCause:
+    """Why no provider answered, for a person: from each failed try's cause; no try at all
+    (every circuit open) is unreachable; the message's deadline spent is a timeout unless the
+    local model was busy."""
+    causes = {a.cause or "error" for a in attempts if a.outcome in ("error", "invalid")}
+    if timed_out:
+        return "busy" if "busy" in causes else "timeout"
+    if not causes:
+        return "unreachable" if skipped else "error"
+    return next(c for c in _CAUSE_ORDER if c in causes)
+
+
+def cause_of_error(exc: LLMError) -> FailureCause:
+    """Why a model call raised, for a person (see cause_of_walk)."""
+    if isinstance(exc, AllProvidersFailed):
+        return cause_of_walk(exc.attempts, skipped=exc.skipped, timed_out=exc.timed_out)
+    if isinstance(exc, ProviderError):
+        return _cause_of(exc)
+    return "error"

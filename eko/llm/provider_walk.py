@@ -223,7 +223,14 @@ async def _ask_provider(
                 slow_means_busy=getattr(provider, "slow_means_busy", False),
             )
             tell_breaker(breaker, failure)
-            await attempts.close(provider, request, failure.outcome, started, error=failure.error)
+            await attempts.close(
+                provider,
+                request,
+                failure.outcome,
+                started,
+                error=failure.error,
+                cause=failure.cause,
+            )
             ask.failed(failure.error, attempts.attempts)
             return None
         text = response.text.strip()

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 
 Role = Literal["system", "user", "assistant"]
 Outcome = Literal["ok", "fallback", "invalid", "error"]
+# Why a provider did not answer, in the words a person is told (eko/llm/failures.py): busy (a
+# local model ran out of time waiting for its turn or writing), timeout (a remote one did not
+# answer in time), unreachable (cannot be reached, or its circuit is open), error (any other).
+FailureCause = Literal["busy", "timeout", "unreachable", "error"]
 # Who waits for a call: a person ("interactive") or nobody ("background": summaries, extraction,
 # topics, reflection). A local model serves interactive calls first.
 Priority = Literal["interactive", "background"]
@@ -87,6 +91,8 @@ class Attempt:
     duration_ms: float
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
+    # A failed attempt: why, in a person's words (None for an answer).
+    cause: FailureCause | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -234,7 +234,14 @@ export function mountChat(container, ctx, store, roomId) {
 
   function actionsFor(message) {
     if (message.id !== lastAssistantId() || !message.reply_to_id || state.streaming) return {};
-    return { onRegenerate: (reply) => store.regenerate(roomId, reply).catch(ctx.reportError) };
+    return {
+      onRegenerate: (reply) => store.regenerate(roomId, reply).catch(ctx.reportError),
+      // A reply cut at its length limit: ask for the rest, as a new message.
+      onContinue: (prompt) => {
+        list.scrollTop = list.scrollHeight;
+        store.send(roomId, prompt).catch(ctx.reportError);
+      },
+    };
   }
 
   function nearBottom() {

@@ -2,6 +2,8 @@
 //   <article class="msg msg-<role> state-<state>" data-message-id data-role data-state>
 // state: pending (own message not stored yet) | streaming | done | failed
 
+import { fallbackCause, truncationMarker, typingIndicator } from "./reply_status.js";
+
 const BADGES = [
   ["cache", (m) => m.type === "cached_response" || m.source === "cache"],
   ["fallback", (m) => m.type === "fallback" || m.source === "fallback" || !!m.metadata?.fallback],
@@ -50,8 +52,8 @@ function button(className, labelKey, symbol, ctx) {
   return el;
 }
 
-// A new element for `message`; `actions` = {onRegenerate(message)} adds the regenerate button
-// when the caller allows it (last assistant reply).
+// A new element for `message`; `actions` = {onRegenerate(message), onContinue(prompt)} add the
+// regenerate and continue buttons when the caller allows them (last assistant reply).
 export function createMessageElement(message, ctx, actions = {}) {
   const el = document.createElement("article");
   updateMessageElement(el, message, ctx, actions);
@@ -77,6 +79,12 @@ export function updateMessageElement(el, message, ctx, actions = {}) {
     queued.textContent = ctx.t("chat.queued", message.queued);
     parts.unshift(queued);
   }
+  const typing = typingIndicator({ ...message, state }, ctx);
+  if (typing) parts.unshift(typing);
+  const cut = truncationMarker(message, ctx, actions.onContinue);
+  if (cut) parts.push(cut);
+  const cause = fallbackCause(message, ctx);
+  if (cause) parts.push(cause);
   if (message.error) {
     const error = document.createElement("p");
     error.className = "msg-error";

@@ -11,7 +11,7 @@ from structlog.testing import capture_logs
 
 from eko.chat.engine.flags import contains_flag_text
 from eko.chat.engine.registry import NodeContext, NodeOutput, NodeResult, NodeSpec
-from eko.llm.errors import ProviderHTTPError, ProviderUnavailable
+from eko.llm.errors import ProviderHTTPError, ProviderTimeout, ProviderUnavailable
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
 from tests.api.conftest import HarnessFactory
@@ -153,16 +153,17 @@ async def test_orchestrator_down_or_too_slow_still_answers(make_harness: Harness
 
 
 @pytest.mark.parametrize(
-    ("writer", "settings", "reason"),
+    ("writer", "settings", "reason", "cause"),
     [
-        (ProviderUnavailable("function", "down"), {}, "llm_error"),
-        ("   ", {}, "llm_error"),  # an empty answer is unusable: the runtime gives up
-        ("aha_moment=true", {}, "empty_answer"),  # nothing left once the flag is out
-        ("SLOW", {"chat_writer_timeout_s": 0.05}, "writer_timeout"),
+        (ProviderUnavailable("function", "down"), {}, "llm_error", "unreachable"),
+        (ProviderTimeout("function", "no answer in time"), {}, "llm_error", "timeout"),
+        ("   ", {}, "llm_error", "error"),  # an empty answer is unusable: the runtime gives up
+        ("aha_moment=true", {}, "empty_answer", "error"),  # nothing left once the flag is out
+        ("SLOW", {"chat_writer_timeout_s": 0.05}, "writer_timeout", "timeout"),
     ],
 )
 async def test_writer_failures_give_the_safe_answer(
-    make_harness: HarnessFactory, writer: Any, settings: dict[str, Any], reason: str
+    make_harness: HarnessFactory, writer: Any, settings: dict[str, Any], reason: str, cause: str
 ) -> None:
     async def answer(request: ProviderRequest) -> str:
         if request.json_schema is not None:
@@ -179,6 +180,7 @@ async def test_writer_failures_give_the_safe_answer(
     assert reply["type"] == "fallback"
     assert reply["content"] == h.services.prompts.text(FALLBACK_TEXT_FILE)
     assert reply["metadata"]["fallback"] == reason
+    assert reply["metadata"]["fallback_cause"] == cause  # what the page tells the person
     assert reply["metadata"]["intent"] == "general_question"  # the routing is still recorded
     assert not contains_flag_text(reply["content"])
 

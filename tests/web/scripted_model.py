@@ -2,8 +2,10 @@
 
     contains "lent"       -> 40 words, 0.1 s apart (about 4 s: time to stop or switch rooms)
     contains "casse"      -> the model fails: the chat answers with its canned fallback
+    contains "injoignable" -> the model cannot be reached (a fallback whose cause is unreachable)
     contains "markdown"   -> a heading, a list and a fenced code block
     contains "version"    -> "Version N." (N counts the calls: regenerate shows a new one)
+    contains "tronque"    -> an answer cut at the token limit mid-word (stored truncated)
     anything else         -> "Vous avez dit : <the message>" word by word, 0.02 s apart
 
 Structured requests (JSON schema: classifiers, extraction) get "not json", so the chat's
@@ -15,11 +17,12 @@ from __future__ import annotations
 import itertools
 import re
 
-from eko.llm.errors import ProviderError
+from eko.llm.errors import ProviderError, ProviderUnavailable
 from eko.llm.providers import Deltas, FunctionModel
-from eko.llm.types import ProviderRequest
+from eko.llm.types import ProviderRequest, ProviderResponse, Usage
 
 SLOW_WORDS = tuple(f"lentement{i} " for i in range(40))
+CUT_REPLY = "Voici le début d'une longue réponse, mais je n'ai pas pu fin"
 MARKDOWN_REPLY = (
     "## Titre\n\n- un\n- deux\n\n```python\nprint('<b>bonjour</b>')\n```\n\nFin **gras**."
 )
@@ -44,7 +47,7 @@ def _words(text: str, delay_s: float) -> Deltas:
 def web_model() -> FunctionModel:
     counter = itertools.count(1)
 
-    def answer(request: ProviderRequest) -> str | Deltas:
+    def answer(request: ProviderRequest) -> str | Deltas | ProviderResponse:
         if request.json_schema is not None:
             return "not json"
         last = said(request)
@@ -52,8 +55,14 @@ def web_model() -> FunctionModel:
             return Deltas(SLOW_WORDS, delay_s=0.1)
         if "casse" in last:
             raise ProviderError("web", "scripted failure")  # not "unreachable": circuit stays shut
+        if "injoignable" in last:  # counts towards the circuit (100 failures in the fixture)
+            raise ProviderUnavailable("web", "connection refused (scripted)")
         if "markdown" in last:
             return _words(MARKDOWN_REPLY, 0.01)
+        if "tronque" in last:
+            return ProviderResponse(
+                text=CUT_REPLY, usage=Usage(), model="web-script", truncated=True
+            )
         if "version" in last:
             return Deltas(("Version ", f"{next(counter)}."), delay_s=0.05)
         return _words(f"Vous avez dit : {last}", 0.02)

@@ -230,7 +230,9 @@ class ChatEngine:
         if fallback is not None:
             error = final.error if final is not None else "writer node missing"
             log.warning("chat.answer.fallback", reason=fallback, error=error)
-            meta.set(fallback=fallback, error=error)
+            meta.set(
+                fallback=fallback, error=error, fallback_cause=_fallback_cause(fallback, final)
+            )
             draft = fallback_draft(self._prompts, fallback)
             draft.meta = meta
             return draft
@@ -310,6 +312,14 @@ def _writer_failure(final: NodeResult | None) -> str:
     if final.output is not None and final.output.data.get("fallback"):
         return str(final.output.data["fallback"])
     return _WRITER_FAILURES.get(final.outcome, "writer_failed")
+
+
+def _fallback_cause(fallback: str, final: NodeResult | None) -> str:
+    """Why the writer gave no answer, for a person: the model's failure (busy, timeout,
+    unreachable), the writer node out of time, or any other error."""
+    if final is not None and final.output is not None and final.output.data.get("cause"):
+        return str(final.output.data["cause"])
+    return "timeout" if fallback == "writer_timeout" else "error"
 
 
 def _docs_meta(decision: OrchestratorResult, results: Mapping[str, NodeResult]) -> dict[str, Any]:

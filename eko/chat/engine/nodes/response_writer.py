@@ -8,6 +8,7 @@ from eko.chat.engine.registry import NodeContext, NodeOutput, NodeResult, NodeSp
 from eko.chat.engine.writer import ResponseWriter
 from eko.guard.utterance import facts_in_answer
 from eko.llm.errors import LLMError
+from eko.llm.failures import cause_of_error
 
 NODE_ID = "D"
 NODE_TYPE = "agent.response_writer"
@@ -18,7 +19,10 @@ def response_writer_node(writer: ResponseWriter, *, timeout_s: float) -> NodeSpe
         try:
             answer = await writer.write(context, inputs)
         except LLMError as exc:
-            return NodeOutput(data={"fallback": "llm_error"}, error=f"llm_error: {exc}"[:300])
+            return NodeOutput(
+                data={"fallback": "llm_error", "cause": cause_of_error(exc)},
+                error=f"llm_error: {exc}"[:300],
+            )
         facts = {fact.fact_key: fact.value for fact in context.ctx.facts}
         return NodeOutput(
             data={
