@@ -39,6 +39,7 @@ from eko.api.routers import (
     replies,
     room_members,
     rooms,
+    search,
     users,
 )
 from eko.api.routers.rooms import IMPORT_PATH_SUFFIX
@@ -106,6 +107,7 @@ def create_app(
     app.include_router(health.router)
     app.include_router(users.router)
     app.include_router(rooms.router)
+    app.include_router(search.router)
     app.include_router(replies.router)
     app.include_router(openai_compat.router)
     app.include_router(openai_embeddings.router)
