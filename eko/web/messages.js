@@ -2,6 +2,8 @@
 //   <article class="msg msg-<role> state-<state>" data-message-id data-role data-state>
 // state: pending (own message not stored yet) | streaming | done | failed
 
+import { feedbackButtons } from "./feedback.js";
+
 const BADGES = [
   ["cache", (m) => m.type === "cached_response" || m.source === "cache"],
   ["fallback", (m) => m.type === "fallback" || m.source === "fallback" || !!m.metadata?.fallback],
@@ -114,6 +116,9 @@ export function updateMessageElement(el, message, ctx, actions = {}) {
       const again = button("regenerate", "chat.regenerate", "↻", ctx);
       again.addEventListener("click", () => actions.onRegenerate(message));
       bar.append(again);
+    }
+    if (message.role === "assistant" && state === "done" && ctx.me && !message.id.startsWith("reply-")) {
+      bar.append(feedbackButtons(message, ctx));
     }
     parts.push(bar);
   }
