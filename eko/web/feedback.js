@@ -25,6 +25,28 @@ registerTranslations({
   },
 });
 
+// A thumb drawn in SVG: an emoji needs a colour-emoji font, which many Linux desktops lack.
+const THUMB =
+  "M2 10h4v11H2zM8 21h9.3a2 2 0 0 0 2-1.6l1.4-7A2 2 0 0 0 18.7 10H14V5.5A2.5 2.5 0 0 0 11.5 3L8 10z";
+const SVG = "http://www.w3.org/2000/svg";
+
+function thumb(rating) {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("width", "16");
+  svg.setAttribute("height", "16");
+  svg.setAttribute("aria-hidden", "true");
+  if (rating === "down") svg.setAttribute("transform", "rotate(180)");
+  const path = document.createElementNS(SVG, "path");
+  path.setAttribute("d", THUMB);
+  path.setAttribute("fill", "none");
+  path.setAttribute("stroke", "currentColor");
+  path.setAttribute("stroke-width", "1.8");
+  path.setAttribute("stroke-linejoin", "round");
+  svg.append(path);
+  return svg;
+}
+
 function ratingOf(message, ctx) {
   return message.metadata?.feedback?.[ctx.me?.public_id]?.rating || null;
 }
@@ -37,11 +59,11 @@ export function feedbackButtons(message, ctx) {
   note.dataset.testid = "feedback-note";
   note.setAttribute("role", "status");
   const buttons = {};
-  for (const [rating, symbol] of [["up", "👍"], ["down", "👎"]]) {
+  for (const rating of ["up", "down"]) {
     const b = document.createElement("button");
     b.type = "button";
     b.className = `icon feedback-${rating}`;
-    b.textContent = symbol;
+    b.append(thumb(rating));
     b.setAttribute("aria-label", ctx.t(`feedback.${rating}`));
     b.title = ctx.t(`feedback.${rating}`);
     b.addEventListener("click", () => rate(rating));
