@@ -2,6 +2,7 @@
 //   <article class="msg msg-<role> state-<state>" data-message-id data-role data-state>
 // state: pending (own message not stored yet) | streaming | done | failed
 
+import { enhanceCodeBlocks } from "./code_blocks.js";
 import { feedbackButtons } from "./feedback.js";
 
 const BADGES = [
@@ -68,8 +69,10 @@ export function updateMessageElement(el, message, ctx, actions = {}) {
   el.dataset.state = state;
   const body = document.createElement("div");
   body.className = "msg-body";
-  if (message.role === "assistant") body.innerHTML = ctx.renderMarkdown(message.content || "");
-  else body.textContent = message.content || "";
+  if (message.role === "assistant") {
+    body.innerHTML = ctx.renderMarkdown(message.content || "");
+    enhanceCodeBlocks(body, ctx, { highlight: state === "done", copy: copyText });
+  } else body.textContent = message.content || "";
   const parts = [body];
   if (message.queued && state === "streaming") {
     const queued = document.createElement("p");
