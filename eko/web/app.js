@@ -25,6 +25,7 @@ import { createBanner } from "./banner.js";
 import { createChatStore, mountChat } from "./chat.js";
 import { createEvents } from "./events.js";
 import { focusMessage } from "./focus.js";
+import { mountInstructions } from "./instructions.js";
 import { detectLang, getLang, setLang, t, translateTree } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
 import { createMessageElement } from "./messages.js";
@@ -133,7 +134,12 @@ function start(me) {
     closeRoomsOnPhone();
     if (view === "chat" && id) {
       rooms.setActive(id);
-      cleanup = mountChat(container, ctx, store, id);
+      const unmountChat = mountChat(container, ctx, store, id);
+      const unmountInstructions = mountInstructions(container, ctx, id);
+      cleanup = () => {
+        unmountInstructions();
+        unmountChat();
+      };
     } else if (view === "lobby" && id) {
       rooms.setActive(id);
       cleanup = await mountModule(container, "./lobby.js", (m) => m.mountLobby(container, ctx, id));

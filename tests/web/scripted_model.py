@@ -4,6 +4,8 @@
     contains "casse"      -> the model fails: the chat answers with its canned fallback
     contains "markdown"   -> a heading, a list and a fenced code block
     contains "version"    -> "Version N." (N counts the calls: regenerate shows a new one)
+    contains "consignes"  -> "Consigne reçue : CONSIGNE-X." when the writer's system prompt holds
+                             CONSIGNE-X (the room's instructions), else "Consigne reçue : aucune."
     anything else         -> "Vous avez dit : <the message>" word by word, 0.02 s apart
 
 Structured requests (JSON schema: classifiers, extraction) get "not json", so the chat's
@@ -54,6 +56,9 @@ def web_model() -> FunctionModel:
             raise ProviderError("web", "scripted failure")  # not "unreachable": circuit stays shut
         if "markdown" in last:
             return _words(MARKDOWN_REPLY, 0.01)
+        if "consignes" in last:
+            rule = re.search(r"CONSIGNE-[A-Z]+", request.messages[0].content)
+            return f"Consigne reçue : {rule.group() if rule else 'aucune'}."
         if "version" in last:
             return Deltas(("Version ", f"{next(counter)}."), delay_s=0.05)
         return _words(f"Vous avez dit : {last}", 0.02)

@@ -93,15 +93,24 @@ async def get_room(
 
 
 @router.patch("/{room_id}", responses=problem_responses(404, 422))
-async def rename_room(
+async def update_room(
     room_id: str, body: RoomUpdate, user: CurrentUser, session: SessionDep
 ) -> RoomOut:
-    """Rename a room (any member)."""
+    """Rename a room and/or set its instructions (any member). The instructions reach the
+    writer as an OpenAI client's system message does, and a reply written under them is never
+    served or learned by the memory guard."""
     room = await room_for_user(session, room_id=room_id, user=user)
-    name = body.name.strip()
-    if not name:
-        raise Problem(422, "empty-name", "Empty name", "A room name cannot be blank.")
-    return RoomOut.of(await room_repo.rename_room(session, room=room, name=name))
+    if not body.model_fields_set:
+        raise Problem(422, "empty-update", "Nothing to change", "Send a name or instructions.")
+    if "name" in body.model_fields_set:
+        name = (body.name or "").strip()
+        if not name:
+            raise Problem(422, "empty-name", "Empty name", "A room name cannot be blank.")
+        room = await room_repo.rename_room(session, room=room, name=name)
+    if "instructions" in body.model_fields_set:
+        instructions = (body.instructions or "").strip() or None
+        room = await room_repo.set_instructions(session, room=room, instructions=instructions)
+    return RoomOut.of(room)
 
 
 @router.delete(
