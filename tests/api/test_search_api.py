@@ -60,7 +60,14 @@ async def test_search_finds_own_messages_and_titles_only(make_harness: HarnessFa
 async def test_search_refuses_bad_queries_as_problems(make_harness: HarnessFactory) -> None:
     async with make_harness() as h:
         _, alice = await h.user("alice")
-        for params in ({}, {"q": ""}, {"q": "   "}, {"q": "x" * 501}, {"q": "a", "limit": 0}):
+        bad: list[dict[str, str | int]] = [
+            {},
+            {"q": ""},
+            {"q": "   "},
+            {"q": "x" * 501},
+            {"q": "a", "limit": 0},
+        ]
+        for params in bad:
             response = await h.client.get("/v1/search", params=params, headers=alice)
             assert response.status_code == 422, (params, response.text)
             assert response.headers["content-type"].startswith(PROBLEM)
