@@ -8,9 +8,11 @@ from playwright.sync_api import expect
 from tests.web.conftest import PageFactory, WebEko
 
 
-def _room_with_history(eko: WebEko, name: str, turns: list[str]) -> str:
+def _room_with_history(eko: WebEko, name: str, turns: list[str], *, kind: str = "direct") -> str:
     headers = {"Authorization": f"Bearer {eko.key}"}
-    room = httpx.post(f"{eko.url}/v1/rooms", json={"name": name}, headers=headers, timeout=10)
+    room = httpx.post(
+        f"{eko.url}/v1/rooms", json={"name": name, "kind": kind}, headers=headers, timeout=10
+    )
     room.raise_for_status()
     room_id = str(room.json()["id"])
     messages = [
@@ -65,3 +67,24 @@ def test_search_finds_titles_and_messages_and_opens_the_room_there(
     search.press("Escape")
     expect(page.locator("[data-testid=room-list]")).to_be_visible()
     expect(page.locator("[data-testid=search-results]")).to_be_hidden()
+
+
+def test_a_lobby_message_found_opens_the_lobby_there(
+    new_page: PageFactory, live_eko: WebEko
+) -> None:
+    filler = [f"Bavardage du salon numéro {i}." for i in range(60)]
+    room_id = _room_with_history(
+        live_eko,
+        "Salon des oiseaux",
+        ["Le colibri bat des ailes très vite.", *filler],
+        kind="lobby",
+    )
+    page = new_page()
+    page.get_by_role("searchbox", name="Search conversations").fill("colibri")
+    hit = page.locator("[data-testid=search-message]")
+    expect(hit).to_contain_text("Salon des oiseaux")
+    hit.click()
+    found = page.locator("[data-testid=lobby-messages] [data-found=true]")
+    expect(found).to_contain_text("Le colibri bat des ailes")
+    expect(found).to_be_in_viewport()
+    assert page.evaluate("location.hash").startswith(f"#/lobby/{room_id}/")
