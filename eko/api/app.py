@@ -37,8 +37,10 @@ from eko.api.routers import (
     openai_embeddings,
     reflection,
     replies,
+    room_export,
     room_members,
     rooms,
+    search,
     users,
 )
 from eko.api.routers.rooms import IMPORT_PATH_SUFFIX
@@ -106,6 +108,8 @@ def create_app(
     app.include_router(health.router)
     app.include_router(users.router)
     app.include_router(rooms.router)
+    app.include_router(search.router)
+    app.include_router(room_export.router)
     app.include_router(replies.router)
     app.include_router(openai_compat.router)
     app.include_router(openai_embeddings.router)

@@ -55,7 +55,7 @@ REFUSALS: dict[str, str] = {
     "incomplete": "The answer stops inside a code block.",
     "fallback": "No model answered: this is a fallback message.",
     "caller_instructions": (
-        "Written under an API client's own instructions: not an answer for anyone else."
+        "Written under this conversation's own instructions: not an answer for anyone else."
     ),
     "caller_format": (
         "JSON or tool calls an API client asked for: not an answer to serve to anyone else."

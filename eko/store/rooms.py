@@ -81,6 +81,12 @@ async def rename_room(session: AsyncSession, *, room: Room, name: str) -> Room:
     return room
 
 
+async def set_instructions(session: AsyncSession, *, room: Room, instructions: str | None) -> Room:
+    room.instructions = instructions
+    await session.flush()
+    return room
+
+
 async def delete_room(session: AsyncSession, *, room_id: str) -> None:
     """The room and everything in it. Its messages go first, explicitly, so the SQLite
     full-text triggers see each delete; the rest (members, versions, lobby and memory rows)

@@ -24,10 +24,13 @@ import { makeApi } from "./api.js";
 import { createBanner } from "./banner.js";
 import { createChatStore, mountChat } from "./chat.js";
 import { createEvents } from "./events.js";
+import { focusMessage } from "./focus.js";
+import { mountInstructions } from "./instructions.js";
 import { detectLang, getLang, setLang, t, translateTree } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
 import { createMessageElement } from "./messages.js";
 import { createRoomList, roomHref } from "./rooms.js";
+import { createSearch } from "./search.js";
 import { createSettings } from "./settings.js";
 import { createSignin } from "./signin.js";
 
@@ -116,16 +119,27 @@ function start(me) {
     },
   });
 
+  createSearch($("search"), $("search-results"), $("room-list"), ctx);
+
   let cleanup = null;
+  let unfocus = null;
   async function route() {
     cleanup?.();
     cleanup = null;
-    const { view, id } = currentRoute();
+    unfocus?.();
+    const { view, id, focus } = currentRoute();
+    // #/chat/<room>/<message>: opened at that message (a search result).
+    unfocus = focus && (view === "chat" || view === "lobby") ? focusMessage($("view"), focus) : null;
     const container = $("view");
     closeRoomsOnPhone();
     if (view === "chat" && id) {
       rooms.setActive(id);
-      cleanup = mountChat(container, ctx, store, id);
+      const unmountChat = mountChat(container, ctx, store, id);
+      const unmountInstructions = mountInstructions(container, ctx, id);
+      cleanup = () => {
+        unmountInstructions();
+        unmountChat();
+      };
     } else if (view === "lobby" && id) {
       rooms.setActive(id);
       cleanup = await mountModule(container, "./lobby.js", (m) => m.mountLobby(container, ctx, id));
@@ -187,8 +201,8 @@ function closeRoomsOnPhone() {
 }
 
 function currentRoute() {
-  const [, view = "", id = ""] = location.hash.split("/");
-  return { view, id: decodeURIComponent(id) };
+  const [, view = "", id = "", focus = ""] = location.hash.split("/");
+  return { view, id: decodeURIComponent(id), focus: decodeURIComponent(focus) };
 }
 
 async function mountModule(container, path, mount) {

@@ -2,6 +2,8 @@
 //   <article class="msg msg-<role> state-<state>" data-message-id data-role data-state>
 // state: pending (own message not stored yet) | streaming | done | failed
 
+import { enhanceCodeBlocks } from "./code_blocks.js";
+import { feedbackButtons } from "./feedback.js";
 import { fallbackCause, truncationMarker, typingIndicator } from "./reply_status.js";
 
 const BADGES = [
@@ -68,8 +70,10 @@ export function updateMessageElement(el, message, ctx, actions = {}) {
   el.dataset.state = state;
   const body = document.createElement("div");
   body.className = "msg-body";
-  if (message.role === "assistant") body.innerHTML = ctx.renderMarkdown(message.content || "");
-  else body.textContent = message.content || "";
+  if (message.role === "assistant") {
+    body.innerHTML = ctx.renderMarkdown(message.content || "");
+    enhanceCodeBlocks(body, ctx, { highlight: state === "done", copy: copyText });
+  } else body.textContent = message.content || "";
   const parts = [body];
   if (message.queued && state === "streaming") {
     const queued = document.createElement("p");
@@ -122,6 +126,9 @@ export function updateMessageElement(el, message, ctx, actions = {}) {
       const again = button("regenerate", "chat.regenerate", "↻", ctx);
       again.addEventListener("click", () => actions.onRegenerate(message));
       bar.append(again);
+    }
+    if (message.role === "assistant" && state === "done" && ctx.me && !message.id.startsWith("reply-")) {
+      bar.append(feedbackButtons(message, ctx));
     }
     parts.push(bar);
   }

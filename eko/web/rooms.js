@@ -1,4 +1,6 @@
-// The conversation list: titles, new, rename, delete. Lobby rooms open as #/lobby/<id>.
+// The conversation list: titles, new, rename, export, delete. Lobby rooms open as #/lobby/<id>.
+
+import { exportButton } from "./export.js";
 
 export function roomHref(room) {
   return room.kind === "lobby" ? `#/lobby/${room.id}` : `#/chat/${room.id}`;
@@ -49,6 +51,7 @@ export function createRoomList(listEl, ctx, { onDeleted = () => {} } = {}) {
       li.append(
         link,
         iconButton("rename", "rooms.rename", "✎", () => rename(room).catch(ctx.reportError)),
+        exportButton(room, ctx),
         iconButton("delete", "rooms.delete", "✕", () => remove(room).catch(ctx.reportError)),
       );
       return li;

@@ -5,7 +5,8 @@ Eko server (tests/api/live_server.running_eko) on a temp SQLite database and a s
 Fixtures (stable names, used by every tests/web module):
     live_eko        the server: .url, .key (a pro member), .staff_key, .new_user_key(name)
     browser         one Chromium for the session
-    new_page        factory: new_page(key=None, *, locale="en-US", viewport=None, sign_in=True)
+    new_page        factory: new_page(key=None, *, locale="en-US", viewport=None, sign_in=True,
+                    color_scheme="light")
                     -> a Page in a fresh context, signed in with `key` (default: live_eko.key)
                     through the form's "use an API key" (the page then holds a session cookie);
                     new_page.allow_console_errors(regex) tolerates matching console errors
@@ -22,7 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import pytest
@@ -143,8 +144,13 @@ class PageFactory:
         locale: str = "en-US",
         viewport: dict[str, int] | None = None,
         sign_in: bool = True,
+        color_scheme: Literal["light", "dark"] = "light",
     ) -> Page:
-        options: dict[str, Any] = {"locale": locale, "base_url": self.eko.url}
+        options: dict[str, Any] = {
+            "locale": locale,
+            "base_url": self.eko.url,
+            "color_scheme": color_scheme,
+        }
         if viewport is not None:
             options["viewport"] = viewport
         context = self.browser.new_context(**options)

@@ -6,6 +6,8 @@
     contains "markdown"   -> a heading, a list and a fenced code block
     contains "version"    -> "Version N." (N counts the calls: regenerate shows a new one)
     contains "tronque"    -> an answer cut at the token limit mid-word (stored truncated)
+    contains "consignes"  -> "Consigne reçue : CONSIGNE-X." when the writer's system prompt holds
+                             CONSIGNE-X (the room's instructions), else "Consigne reçue : aucune."
     anything else         -> "Vous avez dit : <the message>" word by word, 0.02 s apart
 
 Structured requests (JSON schema: classifiers, extraction) get "not json", so the chat's
@@ -63,6 +65,9 @@ def web_model() -> FunctionModel:
             return ProviderResponse(
                 text=CUT_REPLY, usage=Usage(), model="web-script", truncated=True
             )
+        if "consignes" in last:
+            rule = re.search(r"CONSIGNE-[A-Z]+", request.messages[0].content)
+            return f"Consigne reçue : {rule.group() if rule else 'aucune'}."
         if "version" in last:
             return Deltas(("Version ", f"{next(counter)}."), delay_s=0.05)
         return _words(f"Vous avez dit : {last}", 0.02)

@@ -22,6 +22,7 @@ from eko.api.deps import (
 )
 from eko.api.message_problems import content_problem
 from eko.api.problems import Problem, problem_responses
+from eko.api.room_titles import with_titles
 from eko.api.schemas.inputs import MAX_QUERY_INT
 from eko.api.schemas.rooms import (
     ExchangeOut,
@@ -43,7 +44,7 @@ from eko.memory.forget_room import forget_room
 from eko.store import llm_calls as call_repo
 from eko.store import messages as message_repo
 from eko.store import rooms as room_repo
-from eko.store.models import Message, Room, User
+from eko.store.models import Message, User
 
 router = APIRouter(prefix="/v1/rooms", tags=["rooms"])
 
@@ -80,7 +81,7 @@ async def list_rooms(
 ) -> list[RoomOut]:
     """The user's rooms, newest first, each with its title (see RoomOut.title)."""
     rooms = await room_repo.list_rooms_for_user(session, user_id=user.id)
-    return await _with_titles(session, rooms, settings.assistant_name)
+    return await with_titles(session, rooms, settings.assistant_name)
 
 
 @router.get("/{room_id}", responses=problem_responses(404))
@@ -88,19 +89,28 @@ async def get_room(
     room_id: str, user: CurrentUser, session: SessionDep, settings: SettingsDep
 ) -> RoomOut:
     room = await room_for_user(session, room_id=room_id, user=user)
-    return (await _with_titles(session, [room], settings.assistant_name))[0]
+    return (await with_titles(session, [room], settings.assistant_name))[0]
 
 
 @router.patch("/{room_id}", responses=problem_responses(404, 422))
-async def rename_room(
+async def update_room(
     room_id: str, body: RoomUpdate, user: CurrentUser, session: SessionDep
 ) -> RoomOut:
-    """Rename a room (any member)."""
+    """Rename a room and/or set its instructions (any member). The instructions reach the
+    writer as an OpenAI client's system message does, and a reply written under them is never
+    served or learned by the memory guard."""
     room = await room_for_user(session, room_id=room_id, user=user)
-    name = body.name.strip()
-    if not name:
-        raise Problem(422, "empty-name", "Empty name", "A room name cannot be blank.")
-    return RoomOut.of(await room_repo.rename_room(session, room=room, name=name))
+    if not body.model_fields_set:
+        raise Problem(422, "empty-update", "Nothing to change", "Send a name or instructions.")
+    if "name" in body.model_fields_set:
+        name = (body.name or "").strip()
+        if not name:
+            raise Problem(422, "empty-name", "Empty name", "A room name cannot be blank.")
+        room = await room_repo.rename_room(session, room=room, name=name)
+    if "instructions" in body.model_fields_set:
+        instructions = (body.instructions or "").strip() or None
+        room = await room_repo.set_instructions(session, room=room, instructions=instructions)
+    return RoomOut.of(room)
 
 
 @router.delete(
@@ -320,32 +330,13 @@ async def list_llm_calls(
 
 async def _default_name(session: AsyncSession, kind: str, user: User, assistant_name: str) -> str:
     """ "<user> & <assistant>" for a direct room (titled by its first message later, see
-    _with_titles); a lobby's is numbered, "<user> & <assistant> #2", so two lobbies created
+    with_titles); a lobby's is numbered, "<user> & <assistant> #2", so two lobbies created
     without a name are told apart in the list (#37)."""
     name = f"{user.display_name} & {assistant_name}"
     if kind != "lobby":
         return name
     number = await room_repo.count_created(session, user_id=user.id, kind="lobby") + 1
     return f"{name} #{number}"
-
-
-async def _with_titles(
-    session: AsyncSession, rooms: Sequence[Room], assistant_name: str
-) -> list[RoomOut]:
-    """A default-named room (created without a name: "<user> & <assistant>") is titled by its
-    first user message."""
-    suffix = f" & {assistant_name}"
-    untitled = [r.id for r in rooms if r.kind == "direct" and r.name.endswith(suffix)]
-    firsts = await room_repo.first_user_messages(session, room_ids=untitled)
-    return [
-        RoomOut.of(
-            room,
-            title=room_repo.room_title(
-                room.name, firsts.get(room.id), default_name=room.id in firsts
-            ),
-        )
-        for room in rooms
-    ]
 
 
 async def _public_ids(session: AsyncSession, page: Sequence[Message]) -> dict[int, str]:

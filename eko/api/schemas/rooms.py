@@ -76,6 +76,8 @@ class RoomOut(BaseModel):
     title: str
     persona: str
     created_at: datetime
+    # The conversation's instructions (set in the page, or an OpenAI client's system message).
+    instructions: str | None = None
 
     @classmethod
     def of(cls, room: Room, *, title: str | None = None) -> RoomOut:
@@ -86,12 +88,22 @@ class RoomOut(BaseModel):
             title=title or room.name,
             persona=room.persona,
             created_at=room.created_at,
+            instructions=room.instructions,
         )
 
 
+# The longest per-conversation instructions the page (PATCH /v1/rooms/{id}) stores.
+MAX_INSTRUCTIONS_CHARS = 4000
+
+
 class RoomUpdate(BaseModel):
+    """PATCH /v1/rooms/{id}: only the fields sent change (at least one)."""
+
     model_config = ConfigDict(extra="forbid")
-    name: InputText = Field(min_length=1, max_length=200)
+    name: InputText | None = Field(default=None, min_length=1, max_length=200)
+    # The conversation's instructions (a system prompt, under the persona and the rules, as an
+    # OpenAI client's system message is); "" or null clears them.
+    instructions: InputText | None = Field(default=None, max_length=MAX_INSTRUCTIONS_CHARS)
 
 
 class MemberAdd(BaseModel):
