@@ -159,6 +159,16 @@ def guard(
     quality_only: Annotated[
         bool, typer.Option("--quality-only", help="Skip the lookup latency part.")
     ] = False,
+    api: Annotated[
+        bool,
+        typer.Option(
+            "--api",
+            help="Only a cache hit's latency through the API (a real eko serve; p50/p95).",
+        ),
+    ] = False,
+    api_hits: Annotated[
+        int, typer.Option(help="--api: hits of each kind (exact, semantic) posted.")
+    ] = 100,
     wrong_out: Annotated[
         Path | None,
         typer.Option(
@@ -179,6 +189,10 @@ def guard(
         fail(f"unknown split {split!r}", fix="use all, dev or test")
     if judge_sample < 1:
         fail("--judge-sample must be at least 1")
+    if api_hits < 1:
+        fail("--api-hits must be at least 1")
+    if api and lookup:
+        fail("--api and --lookup are two separate runs", fix="pass one of them")
     options: dict[str, Any] = {
         "limit": limit,
         "split": split,
@@ -193,4 +207,6 @@ def guard(
         options["backends"] = list(dict.fromkeys(backend))
     if wrong_out is not None:
         options["wrong_out"] = wrong_out
+    if api:
+        options.update(api=True, api_hits=api_hits)
     support.run_suite("eko_bench.guard", **options)

@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.chat.pipeline import Draft, ShortCircuit, Turn, Writer
+from eko.chat.pipeline import Draft, Note, ShortCircuit, Turn, Writer
 from eko.chat.streaming import LiveReply, current_live
 from eko.config import Settings
 from eko.events.payloads import message_created, message_updated
@@ -241,15 +242,20 @@ class Answerer:
 
     async def _draft(self, turn: Turn, *, skip: Sequence[str] = ()) -> Draft:
         turn = await self._current(turn)
+        notes: dict[str, Any] = {}
         for stage in self.short_circuits:
             if stage.name in skip:
                 continue
-            draft = await stage.respond(turn)
-            if draft is not None:
-                if draft.meta.answered_by is None:
-                    draft.meta.answered_by = stage.name
-                return draft
+            answer = await stage.respond(turn)
+            if isinstance(answer, Note):
+                notes.update(answer.meta)
+            elif answer is not None:
+                if answer.meta.answered_by is None:
+                    answer.meta.answered_by = stage.name
+                return answer
         draft = await self.writer.write(turn)
+        if notes:
+            draft.meta.set(**notes)
         if turn.room.instructions:
             draft.meta.caller_instructions = True
         return draft

@@ -4,9 +4,9 @@ an after-reply hook that learns answers to cacheable intents. The rules are the 
 
 from __future__ import annotations
 
-from eko.chat.pipeline import Draft, Turn
+from eko.chat.pipeline import Draft, Note, Turn
 from eko.chat.reply_meta import ReplyMeta
-from eko.guard.conversation import CACHED_RESPONSE, ConversationGuard
+from eko.guard.conversation import CACHED_RESPONSE, ConversationGuard, GuardMiss
 from eko.llm.caller_format import META_KEY
 from eko.store.models import Message
 
@@ -19,7 +19,7 @@ class MemoryGuardStage:
     def __init__(self, guard: ConversationGuard) -> None:
         self._guard = guard
 
-    async def respond(self, turn: Turn) -> Draft | None:
+    async def respond(self, turn: Turn) -> Draft | Note | None:
         if not cacheable(turn):
             return None
         cached = await self._guard.answer(
@@ -31,6 +31,8 @@ class MemoryGuardStage:
         )
         if cached is None:
             return None
+        if isinstance(cached, GuardMiss):
+            return Note(cached.meta)  # why a close entry was refused, on the writer's reply
         return Draft(content=cached.text, type=CACHED_RESPONSE, meta=ReplyMeta(**cached.meta))
 
 

@@ -2,6 +2,7 @@
 
     stored user message
       -> short-circuits, in order (quota paywall, memory guard): the first Draft wins, no writer
+         (a Note instead: the stage passes, its metadata goes on the writer's reply)
       -> the writer (simple reply path, or the chat engine): always a Draft
       -> the Draft is stored once (idempotent on the user message)
       -> after-reply hooks, off the request path (memory, summaries, guard learning):
@@ -18,7 +19,7 @@ from typing import Any, Protocol
 from eko.chat.reply_meta import ReplyMeta
 from eko.memory.turn import Turn
 
-__all__ = ["Draft", "ShortCircuit", "Turn", "Writer"]
+__all__ = ["Draft", "Note", "ShortCircuit", "Turn", "Writer"]
 
 
 @dataclass(slots=True)
@@ -32,12 +33,20 @@ class Draft:
     tool_calls: list[dict[str, Any]] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A short-circuit that did not answer but has something to say about it (the memory
+    guard refused a close entry, and why): set on the metadata of the reply made instead."""
+
+    meta: dict[str, Any]
+
+
 class ShortCircuit(Protocol):
     """A stage that may answer without the writer (and without any model call)."""
 
     name: str
 
-    async def respond(self, turn: Turn) -> Draft | None: ...
+    async def respond(self, turn: Turn) -> Draft | Note | None: ...
 
 
 class Writer(Protocol):

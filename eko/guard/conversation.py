@@ -43,6 +43,14 @@ class CachedAnswer:
 
 
 @dataclass(frozen=True, slots=True)
+class GuardMiss:
+    """Nothing served although an entry was close enough: why, as the metadata of the reply
+    the writer makes instead (`memory_guard: {"served": false, "reason": "language", …}`)."""
+
+    meta: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class RatingEffect:
     """What a rating did to the cache."""
 
@@ -71,8 +79,9 @@ class ConversationGuard:
 
     async def answer(
         self, *, question: str, persona: str, user_public_id: str, room_id: str, message_id: str
-    ) -> CachedAnswer | None:
-        """A close enough validated answer to `question` in the asker's scopes, if any."""
+    ) -> CachedAnswer | GuardMiss | None:
+        """A close enough validated answer to `question` in the asker's scopes, if any; else
+        why a close enough entry was refused, if one was."""
         if not self._enabled:
             return None
         try:
@@ -86,7 +95,8 @@ class ConversationGuard:
             log.warning("guard.lookup_failed", error=str(exc), room_id=room_id)
             return None
         if result.hit is None:
-            return None
+            miss = result.miss_meta()
+            return None if miss is None else GuardMiss({"memory_guard": miss})
         return CachedAnswer(
             result.hit.entry.answer,
             {

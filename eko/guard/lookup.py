@@ -92,6 +92,31 @@ class Lookup:
     def policy_meta(self) -> dict[str, Any]:
         return {"mode": self.mode, "language": self.language}
 
+    def miss_meta(self) -> dict[str, Any] | None:
+        """Why nothing was served although an entry was close enough, for the reply the
+        writer makes instead: the best candidate at or above the threshold that a rule refused
+        ("language": an entry in another language), or the judge's no. None when there was no
+        such candidate (the common miss: nothing near enough) or when an answer was served."""
+        if self.hit is not None or self.decision is None:
+            return None
+        refused = self.decision.rejected_by_check
+        if refused:
+            best = refused[0]
+            assert best.check is not None
+            reason = ",".join(best.check.failed)
+            nearest: dict[str, Any] = judged_meta(best)
+        elif self.judge is not None:
+            reason, nearest = "judge", {"judge": self.judge.as_meta()}
+        else:
+            return None
+        return {
+            "served": False,
+            "reason": reason,
+            "threshold": self.threshold,
+            **self.policy_meta(),
+            "nearest": nearest,
+        }
+
 
 class GuardLookup:
     def __init__(

@@ -159,3 +159,26 @@ def test_wrong_out_option_reaches_the_quality_run(
     )
     assert result.exit_code == 0, result.output
     assert calls[0]["wrong_out"] == out
+
+
+def test_api_option_runs_only_the_api_latency(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typing import Any
+
+    from typer.testing import CliRunner
+
+    from eko_bench import cli as bench
+    from eko_bench import cli_support as bench_support
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(bench_support, "run_suite", lambda name, **options: calls.append(options))
+    data = str(_data(tmp_path))
+    result = CliRunner().invoke(
+        bench.app, ["guard", "--api", "--api-hits", "7", "--data", data, "--backend", "sqlite"]
+    )
+    assert result.exit_code == 0, result.output
+    assert calls[0]["api"] is True and calls[0]["api_hits"] == 7
+    assert calls[0]["backends"] == ["sqlite"]
+    refused = CliRunner().invoke(bench.app, ["guard", "--api", "--lookup", "--data", data])
+    assert refused.exit_code != 0 and len(calls) == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from eko.guard.conversation import CachedAnswer, ConversationGuard
+from eko.guard.conversation import CachedAnswer, ConversationGuard, GuardMiss
 from eko.guard.replies import GuardLearning
 from eko.guard.scope import Scope
 from eko.guard.service import GuardService
@@ -22,7 +22,9 @@ def _conversation(
     return ConversationGuard(guard, learning, assistant_name="Eko", enabled=enabled)
 
 
-async def _ask(conversation: ConversationGuard, question: str, user: str) -> CachedAnswer | None:
+async def _ask(
+    conversation: ConversationGuard, question: str, user: str
+) -> CachedAnswer | GuardMiss | None:
     return await conversation.answer(
         question=question, persona="eko", user_public_id=user, room_id="r", message_id="m"
     )
@@ -43,7 +45,7 @@ async def test_a_hit_becomes_the_answer_and_the_replys_metadata(
         message_id="m",
     )
 
-    assert cached is not None and cached.text == ANSWER
+    assert isinstance(cached, CachedAnswer) and cached.text == ANSWER
     assert cached.meta["action"] == "respond_from_memory"
     assert cached.meta["memory_guard"]["match"] == "exact"
 
@@ -72,3 +74,21 @@ async def test_nothing_is_served_when_off_or_when_the_lookup_fails(
     monkeypatch.setattr(guard, "lookup", broken)
     # The cache is an optimisation: the writer answers as usual.
     assert await _ask(_conversation(guard, database), QUESTION, "alice") is None
+
+
+async def test_a_close_entry_refused_by_a_rule_is_a_miss_that_says_why(
+    make_guard: GuardFactory, database: Database
+) -> None:
+    guard = make_guard(threshold=0.2)
+    await guard.learn(question=QUESTION, answer=ANSWER, scope=Scope("eko"))
+    conversation = _conversation(guard, database)
+
+    # The same question about another product: close, refused by the names rule.
+    miss = await _ask(conversation, "How do I reset my password on the Acme portal?", "alice")
+    assert isinstance(miss, GuardMiss)
+    refused = miss.meta["memory_guard"]
+    assert refused["served"] is False
+    assert refused["reason"] == "names"
+    assert refused["nearest"]["check"]["failed"] == ["names"]
+    # Nothing near at all: a plain miss, nothing to say.
+    assert await _ask(conversation, "Quelle heure est-il à Tokyo ?", "alice") is None

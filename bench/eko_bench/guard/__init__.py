@@ -25,11 +25,15 @@ Judge (`--judge`): grey-band candidates of the test split sent to the configured
 
 Lookup (`--lookup`, latency.py): 1k-100k entries on SQLite and PostgreSQL.
 
+A hit through the API (`--api`, api.py): a real `eko serve`, exact and semantic hits posted as
+messages, p50/p95 against the 30 ms target, with the embedder and the lookup timed in-process.
+
     eko bench guard [--data PATH] [--split dev|test|all]   # quality, then lookup latency
     eko bench guard --quality-only --limit 500 --wrong-out /tmp/wrong.jsonl
     eko bench guard --quality-only --judge --judge-sample 80
     eko bench guard --lookup                                 # latency only
     eko bench guard --quality-only --backend postgres        # one backend
+    eko bench guard --api --api-hits 100                     # a cache hit through the API
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from eko.config.guard import GuardMode
 from eko.embed import build_embedder
 from eko.guard.language import detect_language
 from eko.guard.modes import GuardPolicy, build_policy
+from eko_bench.guard.api import run_api
 from eko_bench.guard.backends import agreement_line, compare
 from eko_bench.guard.latency import BACKENDS, SIZES, run_lookup
 from eko_bench.guard.metrics import Config, figures, measured
@@ -70,8 +75,18 @@ async def run(
     sizes: Sequence[int] = SIZES,
     backends: Sequence[str] = BACKENDS,
     wrong_out: Path = DEFAULT_WRONG_OUT,
+    api: bool = False,
+    api_hits: int = 100,
 ) -> None:
-    """Measure and print; `data` None skips the quality part, `lookup` False the latency."""
+    """Measure and print; `data` None skips the quality part, `lookup` False the latency;
+    `api` measures only a cache hit through the API (on the pairs of `data`)."""
+    if api:
+        if data is None:
+            raise ValueError("--api needs a data file")
+        await run_api(
+            settings=settings, console=console, data=data, backends=backends, hits=api_hits
+        )
+        return
     if data is not None:
         await _quality(
             settings, console, data, limit, split, judge, judge_sample, backends, wrong_out
