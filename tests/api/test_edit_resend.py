@@ -51,11 +51,15 @@ async def test_edit_stores_a_new_version_and_a_new_reply(make_harness: HarnessFa
         ]
         assert page["items"][0]["char_count"] == len("Bonjour plutôt")
         own = (
-            await h.client.get(f"/v1/rooms/{room_id}/messages/{mine['id']}/versions", headers=headers)
+            await h.client.get(
+                f"/v1/rooms/{room_id}/messages/{mine['id']}/versions", headers=headers
+            )
         ).json()
         assert [(v["version"], v["content"]) for v in own["previous"]] == [(1, "Salut")]
         answers = (
-            await h.client.get(f"/v1/rooms/{room_id}/messages/{reply['id']}/versions", headers=headers)
+            await h.client.get(
+                f"/v1/rooms/{room_id}/messages/{reply['id']}/versions", headers=headers
+            )
         ).json()
         assert [(v["version"], v["content"]) for v in answers["previous"]] == [(1, "Version 1.")]
 
@@ -71,7 +75,9 @@ async def test_edit_stores_a_new_version_and_a_new_reply(make_harness: HarnessFa
         assert events[-1][0] == "done"
         assert events[-1][1]["message"]["content"] == "Version 3."
         own = (
-            await h.client.get(f"/v1/rooms/{room_id}/messages/{mine['id']}/versions", headers=headers)
+            await h.client.get(
+                f"/v1/rooms/{room_id}/messages/{mine['id']}/versions", headers=headers
+            )
         ).json()
         assert [v["content"] for v in own["previous"]] == ["Salut", "Bonjour plutôt"]
         assert own["current"]["metadata"]["version"] == 3
@@ -113,7 +119,7 @@ async def test_edit_refusals_are_problems(make_harness: HarnessFactory) -> None:
         for status, response in refusals.items():
             assert response.status_code == status, response.text
             assert response.headers["content-type"] == "application/problem+json"
-        # Someone else's room: not found; someone else's message in a shared room: 403.
+        # Someone else's room: not found.
         other = await h.client.post(
             f"{base}/{second['user_message']['id']}/edit", json={"content": "x"}, headers=bob
         )
@@ -133,3 +139,40 @@ async def test_edit_refusals_are_problems(make_harness: HarnessFactory) -> None:
         page = (await h.client.get(base, headers=alice)).json()
         assert [m["content"] for m in page["items"] if m["role"] == "user"] == ["Un", "Deux"]
         assert len(calls) == 2
+
+
+async def test_only_the_sender_edits_in_a_lobby(make_harness: HarnessFactory) -> None:
+    calls: list[ProviderRequest] = []
+    async with make_harness(providers=[versioned_model(calls)]) as h:
+        _, alice = await h.user("alice")
+        _, bob = await h.user("bob")
+        lobby = (await h.client.post("/v1/rooms", json={"kind": "lobby"}, headers=alice)).json()
+        added = await h.client.post(
+            f"/v1/rooms/{lobby['id']}/members", json={"name": "bob"}, headers=alice
+        )
+        assert added.status_code == 204
+        posted = (
+            await h.client.post(
+                f"/v1/rooms/{lobby['id']}/messages",
+                json={"content": "Eko, une question"},
+                headers=alice,
+            )
+        ).json()
+        assert posted["assistant_message"] is not None
+        mine = posted["user_message"]["id"]
+        by_bob = await h.client.post(
+            f"/v1/rooms/{lobby['id']}/messages/{mine}/edit", json={"content": "x"}, headers=bob
+        )
+        assert by_bob.status_code == 403, by_bob.text
+        assert by_bob.headers["content-type"] == "application/problem+json"
+        # Bob may read the versions of a message in his room.
+        assert (
+            await h.client.get(f"/v1/rooms/{lobby['id']}/messages/{mine}/versions", headers=bob)
+        ).status_code == 200
+        by_alice = await h.client.post(
+            f"/v1/rooms/{lobby['id']}/messages/{mine}/edit",
+            json={"content": "Eko, une autre question"},
+            headers=alice,
+        )
+        assert by_alice.status_code == 200, by_alice.text
+        assert by_alice.json()["user_message"]["content"] == "Eko, une autre question"
