@@ -1,4 +1,5 @@
-"""Replace an assistant reply by a new version, keeping the one it replaces (message_versions).
+"""Replace an assistant reply by a new version, keeping the one it replaces (message_versions);
+`archive_current` and `set_content` serve an edited user message too (message_edits.py).
 
 The reply keeps its id and seq; its char_count changes, so its char_end and those of the
 messages after it move by the difference (the room's running character count stays exact).
