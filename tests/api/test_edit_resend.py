@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from eko.llm.types import ProviderRequest
 from eko.store.models import User
@@ -176,3 +176,29 @@ async def test_only_the_sender_edits_in_a_lobby(make_harness: HarnessFactory) ->
         )
         assert by_alice.status_code == 200, by_alice.text
         assert by_alice.json()["user_message"]["content"] == "Eko, une autre question"
+
+
+async def test_an_edit_past_the_free_quota_gets_the_paywall(make_harness: HarnessFactory) -> None:
+    calls: list[ProviderRequest] = []
+    async with make_harness(providers=[versioned_model(calls)]) as h:
+        _, headers = await h.user()
+        room_id = await h.direct_room(headers)
+        async with h.services.database.session() as session:
+            await session.execute(update(User).values(free_quota_used=6))
+        posted = (
+            await h.client.post(
+                f"/v1/rooms/{room_id}/messages", json={"content": "Septième"}, headers=headers
+            )
+        ).json()
+        assert posted["assistant_message"]["type"] != "paywall"
+        asked = len(calls)
+        edited = await h.client.post(
+            f"/v1/rooms/{room_id}/messages/{posted['user_message']['id']}/edit",
+            json={"content": "Huitième, en fait"},
+            headers=headers,
+        )
+        assert edited.status_code == 200, edited.text
+        reply = edited.json()["assistant_message"]
+        assert reply["type"] == "paywall"
+        assert reply["content"] == h.services.prompts.text("quota/paywall.md")
+        assert len(calls) == asked  # no model call for the paywall
