@@ -33,6 +33,7 @@ from eko.api.routers import (
     invitations,
     jobs,
     memory,
+    message_edit,
     openai_compat,
     openai_embeddings,
     reflection,
@@ -111,6 +112,7 @@ def create_app(
     app.include_router(search.router)
     app.include_router(room_export.router)
     app.include_router(replies.router)
+    app.include_router(message_edit.router)
     app.include_router(openai_compat.router)
     app.include_router(openai_embeddings.router)
     app.include_router(guard.router)

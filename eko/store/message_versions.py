@@ -1,4 +1,5 @@
-"""Replace an assistant reply by a new version, keeping the one it replaces (message_versions).
+"""Replace an assistant reply by a new version, keeping the one it replaces (message_versions);
+`archive_current` and `set_content` serve an edited user message too (message_edits.py).
 
 The reply keeps its id and seq; its char_count changes, so its char_end and those of the
 messages after it move by the difference (the room's running character count stays exact).
@@ -46,44 +47,56 @@ async def replace_with_new_version(
         message = await session.get(Message, message_id, with_for_update=True)
         if message is None:
             raise NotAReply(message_id)
-        archived = int(
-            await session.scalar(
-                select(func.count())
-                .select_from(MessageVersion)
-                .where(MessageVersion.message_id == message_id)
-            )
-            or 0
-        )
-        old_meta = dict(message.meta or {})
         now = utcnow()
-        session.add(
-            MessageVersion(
-                message_id=message.id,
-                version=archived + 1,
-                type=message.type,
-                content=message.content,
-                meta=old_meta,
-                written_at=_written_at(old_meta, message.created_at),
-                replaced_at=now,
-            )
-        )
-        difference = len(content) - message.char_count
-        message.content = content
+        version = await archive_current(session, message, now=now)
         message.type = type
         message.reasoning = reasoning
         message.tool_calls = tool_calls
-        message.meta = {**meta, "version": archived + 2, "regenerated_at": now.isoformat()}
-        message.char_count = len(content)
-        message.char_end += difference
-        if difference:
-            await session.execute(
-                update(Message)
-                .where(Message.room_id == room_id, Message.seq > message.seq)
-                .values(char_end=Message.char_end + difference)
-            )
-        await session.flush()
+        message.meta = {**meta, "version": version, "regenerated_at": now.isoformat()}
+        await set_content(session, message, content)
         await session.refresh(message)
         return message
+
+
+async def archive_current(session: AsyncSession, message: Message, *, now: datetime) -> int:
+    """Keep `message`'s current version in message_versions; returns the next version's number.
+    The caller holds the room's append lock and the message's row."""
+    archived = int(
+        await session.scalar(
+            select(func.count())
+            .select_from(MessageVersion)
+            .where(MessageVersion.message_id == message.id)
+        )
+        or 0
+    )
+    old_meta = dict(message.meta or {})
+    session.add(
+        MessageVersion(
+            message_id=message.id,
+            version=archived + 1,
+            type=message.type,
+            content=message.content,
+            meta=old_meta,
+            written_at=_written_at(old_meta, message.created_at),
+            replaced_at=now,
+        )
+    )
+    return archived + 2
+
+
+async def set_content(session: AsyncSession, message: Message, content: str) -> None:
+    """New text for a stored message: its char_end and those after it move by the difference."""
+    difference = len(content) - message.char_count
+    message.content = content
+    message.char_count = len(content)
+    message.char_end += difference
+    if difference:
+        await session.execute(
+            update(Message)
+            .where(Message.room_id == message.room_id, Message.seq > message.seq)
+            .values(char_end=Message.char_end + difference)
+        )
+    await session.flush()
 
 
 async def list_versions(session: AsyncSession, *, message_id: str) -> Sequence[MessageVersion]:
@@ -97,7 +110,7 @@ async def list_versions(session: AsyncSession, *, message_id: str) -> Sequence[M
 
 
 def _written_at(meta: dict[str, Any], created_at: datetime) -> datetime:
-    stamp = meta.get("regenerated_at")
+    stamp = meta.get("regenerated_at") or meta.get("edited_at")
     if isinstance(stamp, str):
         try:
             return datetime.fromisoformat(stamp)

@@ -1,4 +1,5 @@
-"""Earlier versions of an assistant reply (POST …/messages/{id}/regenerate).
+"""Earlier versions of an assistant reply (POST …/messages/{id}/regenerate) or of an edited
+user message (POST …/messages/{id}/edit, eko/store/message_edits.py).
 
 The reply itself keeps its id and place in the room and holds the latest version, so every
 reader (the room's list, the context loader, summaries) sees only that one; each version it

@@ -137,21 +137,31 @@ export function createChatStore(ctx, { onStored = () => {}, onSource = () => {} 
     await load(state);
   }
 
-  async function regenerate(roomId, reply) {
+  // The reply written again in place: regenerated, or for an edited message (`edit`: the
+  // message's new text, shown at once, then as stored).
+  async function rewrite(roomId, reply, edit) {
     const state = room(roomId);
     if (state.streaming) return;
     state.streaming = { userMessageId: reply.reply_to_id, placeholderId: reply.id };
+    const mine = edit && state.find(reply.reply_to_id);
+    if (mine) state.put(mine.id, { ...mine, content: edit, state: "pending" });
     state.put(reply.id, { ...reply, content: "", state: "streaming", version: undefined });
     try {
-      const base = `/v1/rooms/${encodeURIComponent(roomId)}/messages/${encodeURIComponent(reply.id)}`;
-      const done = await stream(state, `${base}/regenerate`, undefined, reply.id);
+      const messages = `/v1/rooms/${encodeURIComponent(roomId)}/messages`;
+      const base = `${messages}/${encodeURIComponent(reply.id)}`;
+      const path = edit ? `${messages}/${encodeURIComponent(reply.reply_to_id)}/edit` : `${base}/regenerate`;
+      const done = await stream(state, path, edit ? { content: edit } : undefined, reply.id, {
+        onUserMessage: (stored) => edit && state.put(stored.id, { ...stored, state: "done" }),
+      });
       if (!done) await reloadAfterFailure(state, reply.id);
+      else if (edit) return;
       else {
         const versions = await ctx.api(`${base}/versions`);
         const current = state.find(reply.id);
         if (current) state.put(reply.id, { ...current, version: versions.previous.length + 1 });
       }
     } catch (error) {
+      if (mine) state.put(mine.id, mine);
       state.put(reply.id, { ...reply, state: "failed", error: messageOf(error) });
       if (!(error instanceof ApiError)) throw error;
     } finally {
@@ -170,7 +180,14 @@ export function createChatStore(ctx, { onStored = () => {}, onSource = () => {} 
     );
   }
 
-  return { room, load, send, regenerate, stop, forget: (id) => rooms.delete(id) };
+  const regenerate = (roomId, reply) => rewrite(roomId, reply);
+  // Edit the user message `message` (its reply is in the room) and ask again.
+  async function edit(roomId, message, content) {
+    const reply = room(roomId).messages.find((m) => m.reply_to_id === message.id);
+    if (reply) await rewrite(roomId, reply, content);
+  }
+
+  return { room, load, send, regenerate, edit, stop, forget: (id) => rooms.delete(id) };
 }
 
 function messageOf(error) {
@@ -233,6 +250,7 @@ export function mountChat(container, ctx, store, roomId) {
   }
 
   function actionsFor(message) {
+    if (message.role === "user") return editableActions(message);
     if (message.id !== lastAssistantId() || !message.reply_to_id || state.streaming) return {};
     return {
       onRegenerate: (reply) => store.regenerate(roomId, reply).catch(ctx.reportError),
@@ -242,6 +260,14 @@ export function mountChat(container, ctx, store, roomId) {
         store.send(roomId, prompt).catch(ctx.reportError);
       },
     };
+  }
+
+  // One's own message, answered, and the last exchange of the room: it can be edited.
+  function editableActions(message) {
+    const last = state.messages.at(-1);
+    if (state.streaming || !ctx.me || message.sender_public_id !== ctx.me.public_id) return {};
+    if (!last || last.reply_to_id !== message.id || last.state !== "done") return {};
+    return { onEdit: (m, content) => store.edit(roomId, m, content).catch(ctx.reportError) };
   }
 
   function nearBottom() {
@@ -280,7 +306,6 @@ export function mountChat(container, ctx, store, roomId) {
 
   function refreshActions() {
     for (const m of state.messages) {
-      if (m.role !== "assistant") continue;
       const el = elements.get(m.id);
       if (el) updateMessageElement(el, m, ctx, actionsFor(m));
     }

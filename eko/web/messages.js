@@ -3,8 +3,10 @@
 // state: pending (own message not stored yet) | streaming | done | failed
 
 import { enhanceCodeBlocks } from "./code_blocks.js";
+import { editButton } from "./edit_message.js";
 import { feedbackButtons } from "./feedback.js";
 import { fallbackCause, truncationMarker, typingIndicator } from "./reply_status.js";
+import { versionPager } from "./versions.js";
 
 const BADGES = [
   ["cache", (m) => m.type === "cached_response" || m.source === "cache"],
@@ -55,7 +57,8 @@ function button(className, labelKey, symbol, ctx) {
 }
 
 // A new element for `message`; `actions` = {onRegenerate(message), onContinue(prompt)} add the
-// regenerate and continue buttons when the caller allows them (last assistant reply).
+// regenerate and continue buttons when the caller allows them (last assistant reply), and
+// {onEdit(message, content)} the edit button (the person's own last message).
 export function createMessageElement(message, ctx, actions = {}) {
   const el = document.createElement("article");
   updateMessageElement(el, message, ctx, actions);
@@ -70,10 +73,13 @@ export function updateMessageElement(el, message, ctx, actions = {}) {
   el.dataset.state = state;
   const body = document.createElement("div");
   body.className = "msg-body";
-  if (message.role === "assistant") {
-    body.innerHTML = ctx.renderMarkdown(message.content || "");
-    enhanceCodeBlocks(body, ctx, { highlight: state === "done", copy: copyText });
-  } else body.textContent = message.content || "";
+  const fill = (content) => {
+    if (message.role === "assistant") {
+      body.innerHTML = ctx.renderMarkdown(content);
+      enhanceCodeBlocks(body, ctx, { highlight: state === "done", copy: copyText });
+    } else body.textContent = content;
+  };
+  fill(message.content || "");
   const parts = [body];
   if (message.queued && state === "streaming") {
     const queued = document.createElement("p");
@@ -121,7 +127,12 @@ export function updateMessageElement(el, message, ctx, actions = {}) {
         copy.title = ctx.t("chat.copied");
       }
     });
+    const pager = versionPager(message, ctx, fill);
+    if (pager) bar.prepend(pager);
     bar.append(copy);
+    if (actions.onEdit && message.role === "user" && state === "done") {
+      bar.append(editButton(message, ctx, actions.onEdit));
+    }
     if (actions.onRegenerate && message.role === "assistant" && state === "done") {
       const again = button("regenerate", "chat.regenerate", "↻", ctx);
       again.addEventListener("click", () => actions.onRegenerate(message));
