@@ -28,11 +28,11 @@ from typing import Any
 import structlog
 
 from eko.chat.engine.flags import strip_flags
+from eko.chat.engine.registry import NodeContext, NodeResult, WriterSection
+from eko.chat.engine.stream_writer import write_streamed
 from eko.chat.grounding.assess import assess
 from eko.chat.grounding.check import check_reply
 from eko.chat.grounding.report import GroundingReport
-from eko.chat.engine.registry import NodeContext, NodeResult, WriterSection
-from eko.chat.engine.stream_writer import write_streamed
 from eko.chat.text import cap_answer
 from eko.chat.websearch.base import WebSearchResult
 from eko.config import Settings

@@ -2,8 +2,9 @@
 
 What counts as memory here is what the writer's prompt holds about the user: their facts
 (key and value: the profile's first name, city and activity are facts too), the user's own
-messages of the recent window, and the memory section (recalled turns, summaries, remembered facts). The assistant's
-earlier replies do not count: an answer it invented, or an "I don't know", is no evidence.
+messages of the recent window, and the memory section (recalled turns, summaries,
+remembered facts). The assistant's earlier replies do not count: an answer it invented, or
+an "I don't know", is no evidence.
 
 The rule is by words: the subject's words (English and French together: "sister" is found in
 "ma sœur Léa joue du violon") as whole folded words, or as the start of a longer one
