@@ -38,4 +38,14 @@ def assess(context: NodeContext, sections: Sequence[WriterSection]) -> Grounding
         ],
     )
     known = remembered(question, texts)
-    return GroundingReport(subject=question.subject, remembered=known, note=not known)
+    # Every key given, so the stored metadata always has the report's whole shape (ReplyMeta
+    # stores only the keys that were set).
+    return GroundingReport(
+        subject=question.subject,
+        remembered=known,
+        note=not known,
+        checked=False,
+        flagged=False,
+        corrected=False,
+        original=None,
+    )

@@ -20,7 +20,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 def says_unknown(reply: str, lists: WordLists | None = None) -> bool:
     """The reply says it does not know ("I don't know", "tu ne me l'as pas dit")."""
     lists = lists or word_lists()
-    text = " ".join(fold(reply).split())
+    text = " ".join(fold(reply.replace("œ", "oe")).split())
     return any(phrase in text for phrase in lists.dont_know)
 
 

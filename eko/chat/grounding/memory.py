@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from eko.chat.grounding.personal import PersonalQuestion, normalise
-from eko.guard.utterance import fact_values, words
+from eko.chat.grounding.personal import PersonalQuestion, normalise, text_words
+from eko.guard.utterance import fact_values
 
 # Shorter words must match whole ("ne", "vol"); longer ones may start a longer word.
 _MIN_PREFIX = 4
@@ -40,7 +40,7 @@ def remembered(question: PersonalQuestion, texts: Sequence[str]) -> bool:
     if not question.evidence:
         return any(text.strip() for text in texts)
     for text in texts:
-        for word in words(text):
+        for word in text_words(text):
             token = normalise(word)
             if token in question.evidence or any(
                 len(evidence) >= _MIN_PREFIX and token.startswith(evidence)

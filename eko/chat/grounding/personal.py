@@ -34,6 +34,8 @@ _TELL_OPENERS = frozenset(
 )
 # Greetings and the assistant's name in front of a question.
 _LEADING = frozenset({"hey", "hi", "hello", "bonjour", "salut", "coucou", "eko", "dis", "dites"})
+# Ligatures folding leaves alone ("sœur" must read as "soeur").
+_LIGATURES = str.maketrans({"œ": "oe", "Œ": "OE", "æ": "ae", "Æ": "AE"})
 # How many words an adjective may put between "my" and the noun ("my little sister").
 _MAX_SKIPPED = 2
 
@@ -52,6 +54,11 @@ class PersonalQuestion:
     aspects: tuple[str, ...] = ()
 
 
+def text_words(text: str) -> list[str]:
+    """The folded words of `text`, ligatures spelt out ("Ma sœur" -> ["ma", "soeur"])."""
+    return words(text.translate(_LIGATURES))
+
+
 def normalise(token: str) -> str:
     """ "sister's" -> "sister", "l'adresse" -> "adresse" (tokens are folded already)."""
     if token.endswith("'s"):
@@ -65,7 +72,7 @@ def normalise(token: str) -> str:
 def personal_question(text: str, lists: WordLists | None = None) -> PersonalQuestion | None:
     """The question's subject when `text` asks a fact of the user's life, else None."""
     lists = lists or word_lists()
-    raw = words(text)
+    raw = text_words(text)
     tokens = [normalise(token) for token in raw]
     start = 0
     while start < len(tokens) - 1 and tokens[start] in _LEADING:
