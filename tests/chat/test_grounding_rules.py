@@ -43,6 +43,11 @@ PERSONAL = [
     ("Est-ce que j'ai des enfants ?", "children"),
     ("Qui suis-je ?", "self"),
     ("Tu te souviens du nom de mon chien ?", "pet"),
+    # The user as subject, no possessive.
+    ("Which football team do I support?", "sport"),
+    ("What am I allergic to?", "food"),
+    ("Quelle voiture je conduis ?", "car"),
+    ("À quoi suis-je allergique ?", "food"),
 ]
 
 NOT_PERSONAL = [
@@ -62,6 +67,9 @@ NOT_PERSONAL = [
     "Pourquoi mon chat miaule la nuit ?",
     "Comment exporter mon agenda ?",
     "Do I have to restart the server?",
+    "What do I need to install Python?",
+    "What did I do wrong in this code?",
+    "Que puis-je cuisiner ce soir ?",
     # Statements, and questions about the world.
     "My sister plays the cello.",
     "Ma sœur joue du violon.",
@@ -92,6 +100,13 @@ def test_memory_holds_a_subject_in_either_language() -> None:
     other = memory_texts(facts=[], user_turns=["Mon frère habite à Nantes."], recalled=[])
     assert not remembered(sister, other)
     assert not remembered(sister, [])
+
+
+def test_the_questions_own_words_are_evidence_too() -> None:
+    car = personal_question("Quelle voiture je conduis ?")
+    assert car is not None
+    assert remembered(car, ["Je conduis une vieille Clio bleue."])
+    assert not remembered(car, ["Je prends le train tous les matins."])
 
 
 def test_facts_and_recalled_memory_count() -> None:

@@ -22,6 +22,7 @@ about it (memory.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from eko.chat.grounding.words import WordLists, word_lists
 from eko.guard.utterance import is_question, words
@@ -36,6 +37,8 @@ _TELL_OPENERS = frozenset(
 _LEADING = frozenset({"hey", "hi", "hello", "bonjour", "salut", "coucou", "eko", "dis", "dites"})
 # Ligatures folding leaves alone ("sœur" must read as "soeur").
 _LIGATURES = str.maketrans({"œ": "oe", "Œ": "OE", "æ": "ae", "Æ": "AE"})
+# A question's own words shorter than this say nothing of its subject ("do", "the", "mes").
+_MIN_OWN_WORD = 4
 # How many words an adjective may put between "my" and the noun ("my little sister").
 _MAX_SKIPPED = 2
 
@@ -88,7 +91,7 @@ def personal_question(text: str, lists: WordLists | None = None) -> PersonalQues
         return None
     asks_self = any(
         f" {phrase} " in joined for phrase in (*lists.self_phrases, *lists.identity_phrases)
-    )
+    ) or _asks_about_self(raw[start:], lists)
     first = tokens[0]
     follower = tokens[1] if len(tokens) > 1 else ""
     if (
@@ -107,18 +110,26 @@ def personal_question(text: str, lists: WordLists | None = None) -> PersonalQues
     if people:
         topic = people[0]
         return PersonalQuestion(topic, "people", lists.people[topic], aspects)
-    if objects and not life and not others:
+    mentions_object = objects or (asks_self and any(t in lists.objects for t in tokens))
+    if mentions_object and not life and not others:
         return None  # "my code", "mon ordinateur": the answer is in what they give
+    # The question's own words show it known too ("quelle voiture je conduis ?" is answered
+    # by "je conduis une Clio"), with the topics' words.
+    own = frozenset(
+        token
+        for token in tokens
+        if len(token) >= _MIN_OWN_WORD
+        and token not in lists.question_stopwords
+        and token not in lists.possessives
+    )
     if not (life or others or asks_self):
-        return None
-    if objects and not life and asks_self and not others:
         return None
     topics = life or [topic for topic in aspects if topic != "memory"]
     if topics:
-        evidence = frozenset().union(*(lists.life[topic] for topic in topics))
+        evidence = frozenset().union(own, *(lists.life[topic] for topic in topics))
         return PersonalQuestion(topics[0], "life", evidence, aspects)
     if others:
-        return PersonalQuestion(others[0], "other", frozenset(others), aspects)
+        return PersonalQuestion(others[0], "other", own | frozenset(others), aspects)
     if any(f" {phrase} " in joined for phrase in lists.identity_phrases):
         # "qui suis-je ?", "what did I tell you?": anything known about the user answers it.
         return PersonalQuestion("self", "other", frozenset(), aspects)
@@ -161,3 +172,19 @@ def _possessed(
 
 def _topic_of(word: str, topics: dict[str, frozenset[str]]) -> str | None:
     return next((topic for topic, vocabulary in topics.items() if word in vocabulary), None)
+
+
+def _asks_about_self(raw: list[str], lists: WordLists) -> bool:
+    """A fact question with the user as subject: "which team do I support?", "where did I
+    go on holiday?", "quelle voiture je conduis ?", "à quoi suis-je allergique ?"."""
+    if not raw:
+        return False
+    if raw[0] in lists.wh_en:
+        return any(word in lists.aux_en and following == "i" for word, following in pairwise(raw))
+    french = raw[1:] if raw[0] in lists.lead_fr and len(raw) > 1 else raw
+    if not french or french[0] not in lists.wh_fr:
+        return False
+    return any(
+        word in lists.subject_fr or (word.endswith("-je") and word not in lists.advice)
+        for word in french
+    )

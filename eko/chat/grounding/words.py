@@ -24,6 +24,14 @@ class WordLists:
     self_phrases: tuple[str, ...]
     identity_phrases: tuple[str, ...]
     dont_know: tuple[str, ...]
+    # A fact question with the user as subject: English wh-word + "do I"; French wh-word
+    # (after a preposition or not) + "je".
+    wh_en: frozenset[str]
+    aux_en: frozenset[str]
+    wh_fr: frozenset[str]
+    lead_fr: frozenset[str]
+    subject_fr: frozenset[str]
+    question_stopwords: frozenset[str]
 
 
 @cache
@@ -45,4 +53,10 @@ def word_lists(path: Path = WORDS_FILE) -> WordLists:
         self_phrases=tuple(raw["self"]),
         identity_phrases=tuple(raw["identity"]),
         dont_know=tuple(raw["dont_know"]),
+        wh_en=frozenset(raw["first_person"]["wh_en"]),
+        aux_en=frozenset(raw["first_person"]["aux_en"]),
+        wh_fr=frozenset(raw["first_person"]["wh_fr"]),
+        lead_fr=frozenset(raw["first_person"]["lead_fr"]),
+        subject_fr=frozenset(raw["first_person"]["subject_fr"]),
+        question_stopwords=frozenset(raw["question_stopwords"]),
     )
