@@ -83,10 +83,12 @@ async def run(
     data: Path | None = None,
     split: Split = "test",
     limit: int | None = None,
+    compare_today: bool = True,
     providers: Sequence[Provider] | None = None,
     embedder: Embedder | None = None,
 ) -> list[GroundedResult]:
-    """`providers` / `embedder`: stand-ins for the configured ones (tests)."""
+    """`providers` / `embedder`: stand-ins for the configured ones (tests); `compare_today`
+    False: the grounded configuration alone."""
     path = data or DEFAULT_QUESTIONS_FILE
     questions = select(load_questions(path), split, limit)
     console.print(
@@ -95,6 +97,8 @@ async def run(
         f"first provider: {settings.llm_providers[0].kind}"
     )
     configs = [("grounded: note + check (default)", True), ("today: no note, no check", False)]
+    if not compare_today:
+        configs = configs[:1]
     results = []
     for label, grounding in configs:
         console.print(f"[bold]{label}[/bold] …")
