@@ -216,15 +216,16 @@ def _table(results: Sequence[GroundedResult], questions: Sequence[GroundedQuesti
     ):
         table.add_column(column)
     for lang in ("en", "fr"):
-        unstated = [q for q in questions if q.lang == lang and q.kind == "unstated"]
-        stated = [q for q in questions if q.lang == lang and q.kind == "stated"]
+        asked = [q for q in questions if q.lang == lang]
+        never_said = [q.kind == "unstated" for q in asked if q.kind == "unstated"]
+        said = [q.kind == "stated" for q in asked if q.kind == "stated"]
         table.add_row(
             "baseline: always 'I don't know' (no model)",
             lang,
-            _share([False for _ in unstated]),
-            _share([True for _ in unstated]),
-            _share([False for _ in stated]),
-            _share([True for _ in stated]),
+            _share([False for _ in never_said]),
+            _share(never_said),
+            _share([False for _ in said]),
+            _share(said),
             "-",
             "-",
             "-",

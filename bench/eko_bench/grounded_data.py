@@ -121,7 +121,7 @@ def _question(raw: dict[str, object]) -> GroundedQuestion:
         id=str(raw["id"]),
         lang=str(lang),
         split=str(split),
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         history=history,
         question=text,
         expected=expected,
