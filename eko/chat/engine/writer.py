@@ -30,7 +30,7 @@ import structlog
 from eko.chat.engine.flags import strip_flags
 from eko.chat.engine.registry import NodeContext, NodeResult, WriterSection
 from eko.chat.engine.stream_writer import write_streamed
-from eko.chat.grounding.assess import assess
+from eko.chat.grounding.assess import MEMORY_SOURCES, assess
 from eko.chat.grounding.check import check_reply
 from eko.chat.grounding.report import GroundingReport
 from eko.chat.text import cap_answer
@@ -193,7 +193,17 @@ class ResponseWriter:
         prompt holds (eko/chat/grounding)? None: not personal, or EKO_WRITER_GROUNDING off."""
         if not self._settings.writer_grounding:
             return None
-        return assess(context, sections)
+        message = context.turn.user_message
+        return assess(
+            message.content,
+            facts=[(fact.fact_key, fact.value) for fact in context.ctx.facts],
+            user_turns=[
+                item.content
+                for item in context.ctx.history
+                if item.role == "user" and item.seq < message.seq
+            ],
+            recalled=[s.text for s in sections if MEMORY_SOURCES & set(s.personal_sources)],
+        )
 
     def _note_language(self, context: NodeContext) -> str:
         """The grounding note's and the replacement answer's language: the message's (French
