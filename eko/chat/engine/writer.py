@@ -11,10 +11,12 @@ message:
     writer/caller_json.md, caller_tools.md  (the message's JSON or tools: caller_format.py)
     the turn's inputs (mode, intent, eligibility, target key, address form)
     sections from the other nodes, by priority: docs first, then web, then the user's context
+    writer/grounding/note_<lang>.md  (a question about the user's life nothing given mentions)
 
 After the model: flags are stripped, a Sources block the model wrote is replaced by the
 canonical one (1-3 bullets, titles and domains, never URLs), and the body is capped so the
-whole answer stays under MAX_ANSWER_CHARS.
+whole answer stays under MAX_ANSWER_CHARS. A reply to that question claiming to know is
+replaced by writer/grounding/dont_know_*.md (eko/chat/grounding/check.py).
 """
 
 from __future__ import annotations
