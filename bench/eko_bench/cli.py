@@ -159,6 +159,31 @@ def language(
     )
 
 
+@app.command("grounded")
+def grounded(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Questions, JSON lines {id, lang, split, kind: unstated|stated, history, "
+            "question, expected} (default: the packaged set).",
+            dir_okay=False,
+            exists=True,
+        ),
+    ] = None,
+    split: Annotated[
+        str, typer.Option(help="Questions to ask: test (default, not tuned on), dev or all.")
+    ] = "test",
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Questions per language and kind (unstated, stated).")
+    ] = None,
+) -> None:
+    """questions about the user's life: invented answers vs "I don't know" (configured model)"""
+    if split not in ("test", "dev", "all"):
+        fail(f"unknown split {split!r}", fix="use --split test, dev or all")
+    support.run_suite("eko_bench.bench_grounded", data=data, split=split, limit=limit)
+
+
 @app.command("proactive")
 def proactive(
     data: Annotated[

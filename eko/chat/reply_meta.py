@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from eko.chat.grounding.report import GroundingReport
+
 
 class ReplyMeta(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -63,6 +65,9 @@ class ReplyMeta(BaseModel):
     # The room had a caller's instructions (an OpenAI client's system message): the reply
     # follows them, so it is nobody else's answer (never served from nor learned by the cache).
     caller_instructions: bool | None = None
+    # A question about the user's life: whether memory held its subject, the writer's note,
+    # and the check after the writer (flagged / corrected; eko/chat/grounding).
+    grounding: GroundingReport | None = None
     # A cached answer served by the memory guard.
     action: str | None = None
     memory_guard: dict[str, Any] | None = None

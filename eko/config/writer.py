@@ -17,3 +17,8 @@ class WriterSettings(BaseModel):
     # and a short note after the message in the model's copy of it. A small model otherwise
     # answers in the language of the history (`eko bench language`).
     writer_reply_language: bool = True
+    # Grounded answers about the user (docs/grounding.md): a question about the user's life
+    # that nothing known mentions gets a note in the writer's prompt (memory has nothing:
+    # say so, ask), and a reply that still claims to know is replaced by "I don't know —
+    # tell me?". False: today's writer, neither note nor check (`eko bench grounded`).
+    writer_grounding: bool = True

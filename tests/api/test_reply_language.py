@@ -56,7 +56,11 @@ async def test_the_writer_is_told_the_language_of_the_last_message(
 
 async def test_the_language_line_can_be_turned_off(make_harness: HarnessFactory) -> None:
     model = engine_model(writer="Sure.")
-    async with make_harness(providers=[model], writer_reply_language=False) as h:
+    # The grounding reminder (a personal question nothing known answers) is off as well: the
+    # message must reach the model as the user wrote it.
+    async with make_harness(
+        providers=[model], writer_reply_language=False, writer_grounding=False
+    ) as h:
         _, headers, room_id = await known_user(h)
         await send(h, room_id, headers, "What instruments does my sister play?")
     assert _language_line(writer_system(model)) is None

@@ -227,6 +227,8 @@ class ChatEngine:
         )
         if caller is not None:
             meta.caller_format = caller.kind
+        if answer is not None and answer.grounding is not None:
+            meta.grounding = answer.grounding
         if fallback is not None:
             error = final.error if final is not None else "writer node missing"
             log.warning("chat.answer.fallback", reason=fallback, error=error)

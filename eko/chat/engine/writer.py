@@ -11,10 +11,12 @@ message:
     writer/caller_json.md, caller_tools.md  (the message's JSON or tools: caller_format.py)
     the turn's inputs (mode, intent, eligibility, target key, address form)
     sections from the other nodes, by priority: docs first, then web, then the user's context
+    writer/grounding/note_<lang>.md  (a question about the user's life nothing given mentions)
 
 After the model: flags are stripped, a Sources block the model wrote is replaced by the
 canonical one (1-3 bullets, titles and domains, never URLs), and the body is capped so the
-whole answer stays under MAX_ANSWER_CHARS.
+whole answer stays under MAX_ANSWER_CHARS. A reply to that question claiming to know is
+replaced by writer/grounding/dont_know_*.md (eko/chat/grounding/check.py).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ import structlog
 from eko.chat.engine.flags import strip_flags
 from eko.chat.engine.registry import NodeContext, NodeResult, WriterSection
 from eko.chat.engine.stream_writer import write_streamed
+from eko.chat.grounding.assess import MEMORY_SOURCES, assess
+from eko.chat.grounding.check import check_reply
+from eko.chat.grounding.report import GroundingReport
 from eko.chat.text import cap_answer
 from eko.chat.websearch.base import WebSearchResult
 from eko.config import Settings
@@ -59,6 +64,8 @@ _URL = re.compile(r"https?://\S+")
 class WrittenAnswer:
     text: str
     completion: Completion[Any]
+    # Set when the message asked a fact of the user's life (eko/chat/grounding).
+    grounding: GroundingReport | None = None
 
 
 class ResponseWriter:
@@ -120,6 +127,16 @@ class ResponseWriter:
         parts.append(_turn_inputs(context, reply_language=language))
         for section in sections:
             parts.append(f"## {section.title}\n{section.text}")
+        grounding = self.grounding(context, sections)
+        note_language = self._note_language(context)
+        if grounding is not None and grounding.note:
+            # After every section: what memory holds was said above, this says it is nothing.
+            parts.append(
+                fill(
+                    prompts.text(f"writer/grounding/note_{note_language}.md"),
+                    subject=grounding.subject,
+                )
+            )
         messages = [ChatMessage("system", "\n\n".join(part for part in parts if part.strip()))]
         # The recent window (ctx.history: the window's turns, then the message) goes whole:
         # it was sized once for this message, and memory recalls only what comes before it, so
@@ -146,6 +163,11 @@ class ResponseWriter:
             note = prompts.text(f"writer/reply_in/{language}.md").strip()
             last = turns[-1]
             turns[-1] = ChatMessage("user", f"{last.content}\n\n({note})", name=last.name)
+        if grounding is not None and grounding.note and turns and turns[-1].role == "user":
+            # Said again last, as the reply language is (a small model weighs the end most).
+            reminder = prompts.text(f"writer/grounding/reminder_{note_language}.md").strip()
+            last = turns[-1]
+            turns[-1] = ChatMessage("user", f"{last.content}\n\n({reminder})", name=last.name)
         messages += turns
         return messages
 
@@ -165,6 +187,31 @@ class ResponseWriter:
         used = sum(len(m.content) + MESSAGE_OVERHEAD_CHARS for m in bare)
         reserved = SECTION_OVERHEAD_CHARS + SMALL_SECTIONS_CHARS
         return max(0, int(budget * CHARS_PER_TOKEN) - used - reserved)
+
+    def grounding(
+        self, context: NodeContext, sections: Sequence[WriterSection]
+    ) -> GroundingReport | None:
+        """Is the message a question about the user's life, and is its subject in what the
+        prompt holds (eko/chat/grounding)? None: not personal, or EKO_WRITER_GROUNDING off."""
+        if not self._settings.writer_grounding:
+            return None
+        message = context.turn.user_message
+        return assess(
+            message.content,
+            facts=[(fact.fact_key, fact.value) for fact in context.ctx.facts],
+            user_turns=[
+                item.content
+                for item in context.ctx.history
+                if item.role == "user" and item.seq < message.seq
+            ],
+            recalled=[s.text for s in sections if MEMORY_SOURCES & set(s.personal_sources)],
+        )
+
+    def _note_language(self, context: NodeContext) -> str:
+        """The grounding note's and the replacement answer's language: the message's (French
+        or English; English when unclear)."""
+        language = detect_language(context.turn.user_message.content)
+        return "fr" if language == "fr" else "en"
 
     def _reply_language(self, context: NodeContext) -> str | None:
         """The language the answer must be in (fr / en), None when unclear or off."""
@@ -210,7 +257,21 @@ class ResponseWriter:
             room_id=context.turn.room.id,
             message_id=context.turn.user_message.id,
         )
-        return WrittenAnswer(text=completion.text, completion=completion)
+        grounding = self.grounding(context, sections)
+        if grounding is None:
+            return WrittenAnswer(text=completion.text, completion=completion)
+        # A reply claiming a fact memory does not hold is replaced (the stream showed it; the
+        # stored message, in the stream's `done` event, is the replacement).
+        text = check_reply(
+            grounding,
+            completion.text,
+            self._prompts,
+            language=self._note_language(context),
+            use_tu=context.ctx.settings.get("use_tu_form"),
+        )
+        if grounding.corrected:
+            log.info("chat.grounding.corrected", subject=grounding.subject)
+        return WrittenAnswer(text=text, completion=completion, grounding=grounding)
 
 
 # A JSON reply or a tool call is cut short by a prose-sized budget: at least this many tokens.
