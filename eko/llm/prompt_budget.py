@@ -75,6 +75,19 @@ def prompt_budget_tokens(provider: object, *, max_tokens: int) -> int | None:
     return min(budgets) if budgets else None
 
 
+def count_prompt_tokens(
+    provider: object, messages: Sequence[ChatMessage], *, max_tokens: int
+) -> tuple[int, bool]:
+    """`messages`' tokens as `provider` reads them, and whether its own tokenizer counted them
+    (a provider with `count_prompt_tokens`, the local model once loaded); else the estimate
+    the product sizes text by (approx_prompt_tokens)."""
+    count = getattr(provider, "count_prompt_tokens", None)
+    counted = count(messages, max_tokens=max_tokens) if callable(count) else None
+    if isinstance(counted, int):
+        return counted, True
+    return approx_prompt_tokens(messages), False
+
+
 class PromptDoesNotFit(ValueError):
     """Even with every cuttable part removed, the prompt exceeds the budget."""
 
