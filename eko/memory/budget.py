@@ -38,6 +38,8 @@ from eko.memory.turn_recall import RecalledTurn, n_then_one
 # Characters of budget per candidate hit asked of each retriever (words, meaning): most hits
 # come alone (~150-250 characters; only the best come with their neighbours: turn_recall.py).
 CHARS_PER_CANDIDATE = 250
+# Below this budget (characters), recalled hits come without their neighbours.
+NEIGHBOURS_FROM_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,12 @@ class BudgetRule:
     @property
     def facts_cap(self) -> int:
         return int(self.total * self.facts_share)
+
+    def neighbours(self, wanted: int) -> int:
+        """The turns on each side a recalled hit comes with: none in a small budget (a
+        reader's small room), where a hit with its neighbours (~750 characters) would not fit
+        and be passed over, and the hit alone does."""
+        return wanted if self.total >= NEIGHBOURS_FROM_CHARS else 0
 
     def candidates(self, base: int) -> int:
         """Hits each retriever should return so the budget can be filled: at least `base`,

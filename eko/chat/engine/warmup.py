@@ -21,7 +21,7 @@ from eko.chat.engine.orchestrator import COMPACT_SYSTEM_PROMPT, SYSTEM_PROMPT
 from eko.chat.engine.registry import NodeRegistry
 from eko.chat.engine.writer import instruction_files
 from eko.llm.types import ChatMessage, Provider
-from eko.prompts.library import PromptLibrary
+from eko.prompts.library import PromptLibrary, compact_persona
 from eko.prompts.templates import fill
 
 log = structlog.get_logger("eko.chat")
@@ -49,7 +49,7 @@ def stable_prefixes(
     head = template.split(_FIRST_TURN_PLACEHOLDER, 1)[0]
     orchestrator = fill(head, nodes=nodes.describe())
     writer = "\n\n".join(
-        [prompts.persona(persona)]
+        [compact_persona(prompts.persona(persona)) if writer_compact else prompts.persona(persona)]
         + [prompts.text(path) for path in instruction_files(writer_compact)]
     )
     return [[ChatMessage("system", orchestrator)], [ChatMessage("system", writer)]]

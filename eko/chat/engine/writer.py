@@ -38,7 +38,7 @@ from eko.llm.caller_format import CallerFormat
 from eko.llm.prompt_budget import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_CHARS
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage, Completion
-from eko.prompts.library import PromptLibrary
+from eko.prompts.library import PromptLibrary, compact_persona
 from eko.prompts.templates import fill
 
 log = structlog.get_logger("eko.chat")
@@ -79,8 +79,10 @@ class ResponseWriter:
         decision, ctx, turn = context.decision, context.ctx, context.turn
         prompts = self._prompts
         language = self._reply_language(context)
-        parts = [prompts.persona(turn.room.persona)]
-        parts += [prompts.text(path) for path in instruction_files(self.compact)]
+        compact = self.compact
+        persona = prompts.persona(turn.room.persona)
+        parts = [compact_persona(persona) if compact else persona]
+        parts += [prompts.text(path) for path in instruction_files(compact)]
         parts.append(
             fill(
                 prompts.text(f"writer/modes/{decision.mode}.md"),
