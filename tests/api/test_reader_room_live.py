@@ -111,7 +111,6 @@ def ask_in_a_long_conversation(eko: LiveEko) -> dict[str, Any]:
 
 
 def check(reader: Reader, reply: dict[str, Any]) -> None:
-    print("META", reply["metadata"]["nodes"]["M"])
     assert len(reader.received) == 1
     assert f"dog is called {SECRET}" in reader.received[0]  # the evidence reached the model
     assert reader.cuts == [None]  # nothing memory selected was cut afterwards
