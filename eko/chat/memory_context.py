@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from eko.chat.engine.registry import NodeContext, NodeOutput, NodeResult, NodeSpec, WriterSection
 from eko.memory.budget import share_reader_room
 from eko.memory.context import DualContextBuilder
-from eko.memory.recent import EMPTY_WINDOW
 
 NODE_ID = "M"
 NODE_TYPE = "tool.memory_context"
@@ -48,9 +47,11 @@ def memory_context_node(
         room = reader.room(context) if reader is not None else None
         past_max_chars: int | None = None
         reader_data: dict[str, int] = {}
-        if room is not None and reader is not None:
+        if room is not None and reader is not None and window is None:
+            past_max_chars = room  # no window read for this message: memory has it all
+        elif room is not None and reader is not None and window is not None:
             share = share_reader_room(builder.rule, room)
-            full = window or EMPTY_WINDOW
+            full = window
             window = builder.recent.newest(
                 full, share.recent, lambda message: reader.sent_chars(message.content)
             )
