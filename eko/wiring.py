@@ -17,7 +17,7 @@ from eko.chat.engine import ChatEngineParts, build_chat_engine
 from eko.chat.engine.warmup import stable_prefixes, warm_up
 from eko.chat.feedback import FeedbackService
 from eko.chat.history_import import HistoryImport
-from eko.chat.memory_context import memory_context_node
+from eko.chat.memory_context import ReaderRoom, memory_context_node
 from eko.chat.memory_guard import GuardAutoLearn, MemoryGuardStage
 from eko.chat.recovery import AnswerRecovery
 from eko.chat.service import ChatService
@@ -93,6 +93,7 @@ class Services:
             self.engine.nodes,
             persona=self.settings.default_persona,
             compact=self.engine.orchestrator.compact,
+            writer_compact=self.engine.writer.compact,
         )
         return await warm_up(self.providers, prefixes)
 
@@ -123,7 +124,9 @@ def attach_memory(engine: ChatEngineParts, memory: Memory, settings: Settings) -
     by what the writer's prompt leaves of the reader's budget."""
     engine.nodes.register(
         memory_context_node(
-            memory.context, timeout_s=settings.chat_node_timeout_s, room=engine.writer.memory_room
+            memory.context,
+            timeout_s=settings.chat_node_timeout_s,
+            reader=ReaderRoom(engine.writer.reader_room, engine.writer.sent_chars),
         )
     )
 

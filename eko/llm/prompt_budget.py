@@ -35,15 +35,21 @@ class InputCut:
     kept_tokens: int
     dropped_messages: int
     cut_chars: int
+    # Of cut_chars, those cut from the system message's end: the turn's context (documents,
+    # memory) — what memory selected and the reader did not read. Reported when not 0.
+    context_cut_chars: int = 0
 
     def as_meta(self) -> dict[str, int]:
-        return {
+        meta = {
             "budget_tokens": self.budget_tokens,
             "original_tokens": self.original_tokens,
             "kept_tokens": self.kept_tokens,
             "dropped_messages": self.dropped_messages,
             "cut_chars": self.cut_chars,
         }
+        if self.context_cut_chars:
+            meta["context_cut_chars"] = self.context_cut_chars
+        return meta
 
 
 # Characters per token assumed when text is sized for a provider's prompt budget before it is
@@ -75,6 +81,19 @@ def prompt_budget_tokens(provider: object, *, max_tokens: int) -> int | None:
     return min(budgets) if budgets else None
 
 
+def count_prompt_tokens(
+    provider: object, messages: Sequence[ChatMessage], *, max_tokens: int
+) -> tuple[int, bool]:
+    """`messages`' tokens as `provider` reads them, and whether its own tokenizer counted them
+    (a provider with `count_prompt_tokens`, the local model once loaded); else the estimate
+    the product sizes text by (approx_prompt_tokens)."""
+    count = getattr(provider, "count_prompt_tokens", None)
+    counted = count(messages, max_tokens=max_tokens) if callable(count) else None
+    if isinstance(counted, int):
+        return counted, True
+    return approx_prompt_tokens(messages), False
+
+
 class PromptDoesNotFit(ValueError):
     """Even with every cuttable part removed, the prompt exceeds the budget."""
 
@@ -101,7 +120,7 @@ def fit_messages(
         del kept[index]
         dropped += 1
         total = count_tokens(kept)
-    cut_chars = 0
+    cut_chars = context_cut = 0
     # 2. The middle of the longest remaining non-system message, down to a floor.
     index = _longest_cuttable(kept)
     if total > budget_tokens and index is not None:
@@ -115,10 +134,10 @@ def fit_messages(
     system_index = _longest(kept, system=True) if total > budget_tokens else None
     if system_index is not None:
         floor = len(kept[system_index].content) // 2
-        kept, cut, total = _shrink(
+        kept, context_cut, total = _shrink(
             kept, system_index, count_tokens, budget_tokens, _tail_cut, floor
         )
-        cut_chars += cut
+        cut_chars += context_cut
     # 4. The message below its floor, as a last resort.
     index = _longest_cuttable(kept)
     if total > budget_tokens and index is not None:
@@ -126,7 +145,7 @@ def fit_messages(
         cut_chars += cut
     if total > budget_tokens:
         raise PromptDoesNotFit(f"{total} tokens for a {budget_tokens} budget")
-    return tuple(kept), InputCut(budget_tokens, original, total, dropped, cut_chars)
+    return tuple(kept), InputCut(budget_tokens, original, total, dropped, cut_chars, context_cut)
 
 
 def _oldest_droppable(messages: list[ChatMessage]) -> int | None:

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from eko.llm.breaker import BreakerSnapshot, CircuitBreaker
 from eko.llm.call_log import AttemptLog, CallContext
 from eko.llm.caller_format import CallerFormat
-from eko.llm.prompt_budget import prompt_budget_tokens
+from eko.llm.prompt_budget import count_prompt_tokens, prompt_budget_tokens
 from eko.llm.provider_walk import ProviderAsk, WholeAnswer, walk_providers
 from eko.llm.streaming import BeginSink, DeltaSink, StreamedAnswer
 from eko.llm.structured import output_schema
@@ -178,6 +178,14 @@ class LLMRuntime:
         chosen = self.answering_provider()
         answer = max_tokens if max_tokens is not None else self._default_max_tokens
         return prompt_budget_tokens(chosen, max_tokens=answer)
+
+    def count_prompt_tokens(self, messages: Sequence[ChatMessage]) -> tuple[int, bool]:
+        """`messages`' tokens as the provider a call would go to now reads them, and whether
+        they were counted by its own tokenizer (the local model once loaded) — else estimated
+        as the product sizes text (approx_prompt_tokens)."""
+        return count_prompt_tokens(
+            self.answering_provider(), messages, max_tokens=self._default_max_tokens
+        )
 
     @property
     def any_available(self) -> bool:

@@ -12,6 +12,11 @@ first:
 
 Every decision is made on the rendered context (headings, dates and separators included), so
 the context handed to the model never exceeds the budget.
+
+When the model that reads the prompt declares a prompt budget, the same rule shares what its
+prompt leaves for the conversation (`share_reader_room`): the recent window at most
+`recent_share` of it (its newest turn always kept), memory at least the rest — so the recent
+window can never take all the room and leave recalled evidence none.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from eko.memory.turn_recall import RecalledTurn, n_then_one
 # Characters of budget per candidate hit asked of each retriever (words, meaning): most hits
 # come alone (~150-250 characters; only the best come with their neighbours: turn_recall.py).
 CHARS_PER_CANDIDATE = 250
+# Below this budget (characters), recalled hits come without their neighbours.
+NEIGHBOURS_FROM_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +73,40 @@ class BudgetRule:
     def facts_cap(self) -> int:
         return int(self.total * self.facts_share)
 
+    def neighbours(self, wanted: int) -> int:
+        """The turns on each side a recalled hit comes with: none in a small budget (a
+        reader's small room), where a hit with its neighbours (~750 characters) would not fit
+        and be passed over, and the hit alone does."""
+        return wanted if self.total >= NEIGHBOURS_FROM_CHARS else 0
+
     def candidates(self, base: int) -> int:
         """Hits each retriever should return so the budget can be filled: at least `base`,
         one per CHARS_PER_CANDIDATE of the budget."""
         return max(base, self.total // CHARS_PER_CANDIDATE)
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderShare:
+    """What the reader's room for the conversation gives each side, in characters."""
+
+    room: int
+    recent: int  # the recent window's chat messages at most (its newest turn always kept)
+
+    def past(self, recent_used: int) -> int:
+        """Memory's part: what the recent window leaves, at least its own floor."""
+        return max(self.room - recent_used, self.room - self.recent, 0)
+
+
+def share_reader_room(rule: BudgetRule | None, room: int) -> ReaderShare:
+    """The one rule for a reader's room: the recent window gets at most the rule's recent
+    share (READER_RECENT_SHARE without a rule), memory the rest and what the window leaves."""
+    room = max(room, 0)
+    share = rule.recent_share if rule is not None else READER_RECENT_SHARE
+    return ReaderShare(room=room, recent=int(room * share))
+
+
+# The recent window's share of a reader's room when memory has no budget rule of its own.
+READER_RECENT_SHARE = 0.5
 
 
 def interleave(

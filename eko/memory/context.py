@@ -136,6 +136,12 @@ class DualContextBuilder:
         return self._recent
 
     @property
+    def rule(self) -> BudgetRule | None:
+        """The configured budget rule (None: off), which also shares a reader's room
+        (budget.share_reader_room)."""
+        return self._rule
+
+    @property
     def embedder(self) -> Embedder:
         return self._embedder
 

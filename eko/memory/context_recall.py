@@ -142,6 +142,7 @@ class ContextRecall:
             stats["dated_turns"] = len(dated)
         named = speakers.named_member(query) if settings.memory_recall_named_speaker > 0 else None
         stats["named_speaker"] = named is not None
+        neighbours = LIST_NEIGHBOURS if hop.shape == "list" else settings.memory_recall_neighbours
         return await recall_turns(
             session,
             dialect=self._database.dialect,
@@ -153,9 +154,7 @@ class ContextRecall:
             dense=dense[0] if dense else [],
             sub_queries=subs,
             pinned=pinned,
-            neighbours=(
-                LIST_NEIGHBOURS if hop.shape == "list" else settings.memory_recall_neighbours
-            ),
+            neighbours=rule.neighbours(neighbours) if rule else neighbours,
             neighbours_head=settings.memory_recall_neighbours_head,
             candidates=rule.candidates(RECALL_CANDIDATES) if rule else RECALL_CANDIDATES,
             ignore_words=ignore,

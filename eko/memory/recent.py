@@ -9,7 +9,7 @@ reaches the model by one route: in the window, or recalled / summarised from bef
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,6 +120,21 @@ class RecentReader:
             text=text,
         )
         return RecentWindow(turns=tuple(kept), names=names, part=part)
+
+    def newest(
+        self, window: RecentWindow, max_chars: int, size: Callable[[Message], int]
+    ) -> RecentWindow:
+        """The newest turns of `window` whose messages' `size` adds up to at most `max_chars`
+        (the newest turn always kept): the window narrowed to its share of a reader's room."""
+        kept, used = 0, 0
+        for turn in reversed(window.turns):
+            turn_size = sum(size(message) for message in turn.messages)
+            if kept and used + turn_size > max_chars:
+                break
+            kept, used = kept + 1, used + turn_size
+        if kept == len(window.turns):
+            return window
+        return self.fit(window.turns[-kept:], window.names)
 
     def style(self) -> TurnStyle:
         return TurnStyle(mode="context", assistant_label=f"Assistant ({self.assistant_name})")

@@ -1,7 +1,8 @@
 """Reads prompt and persona files from a directory (the packaged one by default).
 
 A persona is a `.luciform`: an XML document, symbols included, sent to the model as is to give
-the assistant its character in final answers.
+the assistant its character in final answers — or, for a reader with a small prompt budget,
+compact (`compact_persona`: its symbols and indentation left out, every other element kept).
 """
 
 from __future__ import annotations
@@ -13,6 +14,16 @@ from pathlib import Path
 PACKAGED_PROMPTS = Path(__file__).parent
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 PERSONA_SUFFIX = ".luciform"
+
+
+_SYMBOLS = re.compile(r"\s*<symbols>.*?</symbols>", re.DOTALL)
+_INDENT = re.compile(r"\n[ \t]+")
+
+
+def compact_persona(persona: str) -> str:
+    """The persona without its symbols (the glyphs' meanings repeat the rules) and indentation:
+    about half its tokens, its name, essence, voice and rules kept."""
+    return _INDENT.sub("\n", _SYMBOLS.sub("", persona))
 
 
 class UnknownPersona(ValueError):

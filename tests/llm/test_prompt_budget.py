@@ -67,6 +67,10 @@ def test_past_the_message_floor_the_end_of_the_instructions_goes() -> None:
     assert "CONTEXT" in system.content and len(kept[0].content) < len(system.content)
     assert len(kept[1].content) >= 600  # the message keeps at least its floor
     assert kept[1].content.startswith("Where is it?")
+    # The context's cut is reported apart: what memory selected and the reader did not read.
+    cut_from_system = len(system.content) - len(kept[0].content.split("\n[…")[0])
+    assert cut.context_cut_chars == cut_from_system > 0
+    assert cut.as_meta()["context_cut_chars"] == cut_from_system
 
 
 def test_instructions_alone_over_budget_do_not_fit() -> None:

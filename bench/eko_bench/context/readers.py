@@ -10,7 +10,7 @@
   prompts itself: what the rule would cut is what would not fit its budget.
 
 Either one declares its budget the way providers do (`max_prompt_tokens`), so the writer sizes
-the memory section from it (ResponseWriter.memory_room), as on the server. No model is called.
+the memory section from it (ResponseWriter.reader_room), as on the server. No model is called.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ class ChatEngineParts:
     catalog: AgentCatalog
     orchestrator: Orchestrator
     # The response writer: the memory node sizes its section by what the writer's prompt
-    # leaves of the reader's budget (ResponseWriter.memory_room).
+    # leaves of the reader's budget (ResponseWriter.reader_room).
     writer: ResponseWriter
     # The writer's prompt for a message without any model call (eko bench context).
     preview: PromptPreview

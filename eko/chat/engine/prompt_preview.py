@@ -3,7 +3,7 @@
     context loader (as for an answer) -> the orchestrator's deterministic decision (a general
     question at light context: what the engine decides when no model answers; or the one
     given) -> every node of the plan but the writer, run by the executor (the memory section
-    sized by ResponseWriter.memory_room) -> ResponseWriter.messages
+    sized by ResponseWriter.reader_room) -> ResponseWriter.messages
 
 The profile writes of a real turn (an intro answer captured, mode counters) are not made: a
 preview changes nothing. What the provider then reads of these messages is its own business

@@ -60,6 +60,9 @@ class NodeOutput:
     skipped_reason: str | None = None
     # Set when the node failed but handled it (e.g. its model call failed): outcome "error".
     error: str | None = None
+    # Set by a node that covers the messages before this seq (memory, sized to the reader's
+    # room): the writer sends the recent window from there only.
+    recent_from_seq: int | None = None
 
 
 @dataclass(slots=True)

@@ -19,14 +19,13 @@ import structlog
 
 from eko.chat.engine.orchestrator import COMPACT_SYSTEM_PROMPT, SYSTEM_PROMPT
 from eko.chat.engine.registry import NodeRegistry
+from eko.chat.engine.writer import instruction_files
 from eko.llm.types import ChatMessage, Provider
-from eko.prompts.library import PromptLibrary
+from eko.prompts.library import PromptLibrary, compact_persona
 from eko.prompts.templates import fill
 
 log = structlog.get_logger("eko.chat")
 
-# The writer's instructions that do not depend on the turn, in the writer's order.
-WRITER_STABLE_PARTS = ("rules", "anti_patterns", "ui_conventions")
 # The orchestrator's first per-turn placeholder: what comes before it is the same every turn.
 _FIRST_TURN_PLACEHOLDER = "{{scopes}}"
 
@@ -37,16 +36,21 @@ class Primable(Protocol):
 
 
 def stable_prefixes(
-    prompts: PromptLibrary, nodes: NodeRegistry, *, persona: str, compact: bool = False
+    prompts: PromptLibrary,
+    nodes: NodeRegistry,
+    *,
+    persona: str,
+    compact: bool = False,
+    writer_compact: bool = False,
 ) -> list[list[ChatMessage]]:
     """The start of the orchestrator's (`compact`: its compact contract's) and of the writer's
-    prompts, as the engine builds them."""
+    (`writer_compact`: its compact instructions) prompts, as the engine builds them."""
     template = prompts.text(COMPACT_SYSTEM_PROMPT if compact else SYSTEM_PROMPT)
     head = template.split(_FIRST_TURN_PLACEHOLDER, 1)[0]
     orchestrator = fill(head, nodes=nodes.describe())
     writer = "\n\n".join(
-        [prompts.persona(persona)]
-        + [prompts.text(f"writer/{name}.md") for name in WRITER_STABLE_PARTS]
+        [compact_persona(prompts.persona(persona)) if writer_compact else prompts.persona(persona)]
+        + [prompts.text(path) for path in instruction_files(writer_compact)]
     )
     return [[ChatMessage("system", orchestrator)], [ChatMessage("system", writer)]]
 

@@ -43,7 +43,7 @@ from eko.llm.caller_format import CallerFormat
 from eko.llm.prompt_budget import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_CHARS
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage, Completion
-from eko.prompts.library import PromptLibrary
+from eko.prompts.library import PromptLibrary, compact_persona
 from eko.prompts.templates import fill
 
 log = structlog.get_logger("eko.chat")
@@ -86,11 +86,10 @@ class ResponseWriter:
         decision, ctx, turn = context.decision, context.ctx, context.turn
         prompts = self._prompts
         language = self._reply_language(context)
-        parts = [prompts.persona(turn.room.persona)]
-        parts += [
-            prompts.text(f"writer/{name}.md")
-            for name in ("rules", "anti_patterns", "ui_conventions")
-        ]
+        compact = self.compact
+        persona = prompts.persona(turn.room.persona)
+        parts = [compact_persona(persona) if compact else persona]
+        parts += [prompts.text(path) for path in instruction_files(compact)]
         parts.append(
             fill(
                 prompts.text(f"writer/modes/{decision.mode}.md"),
@@ -142,10 +141,15 @@ class ResponseWriter:
         # it was sized once for this message, and memory recalls only what comes before it, so
         # a message left out here would reach the model by no route. Only a message longer
         # than the cap (a pasted document) is cut.
+        # From where memory took over (sized to the reader's room, memory_context.py): the
+        # older messages of the window reach the model through memory instead.
+        start = recent_start(inputs)
         cap = self._settings.recent_max_chars
         turns: list[ChatMessage] = []
-        for item in ctx.history:
+        for position, item in enumerate(ctx.history):
             if item.role not in ("user", "assistant"):
+                continue
+            if start is not None and item.seq < start and position < len(ctx.history) - 1:
                 continue
             # A user's display name is sent only where several people speak (the lobby): in a
             # direct room it adds nothing, and an answer that never saw it can be shared.
@@ -171,22 +175,36 @@ class ResponseWriter:
         messages += turns
         return messages
 
-    def memory_room(self, context: NodeContext) -> int | None:
-        """The characters the memory section may take so that this turn's prompt fits the
-        prompt budget of the provider that will read it (LLMRuntime.prompt_budget_tokens, in
-        characters at CHARS_PER_TOKEN): that budget less the prompt without any section, less
-        the section's heading, each message's template overhead and a few hundred characters
-        for the short sections beside it (the user's profile). None: the provider declares no
-        limit (memory keeps EKO_MEMORY_CONTEXT_MAX_CHARS). Docs and web results are not
-        reserved for: when they are there, the provider may still cut (reported as input_cut
-        in the reply's metadata)."""
+    @property
+    def compact(self) -> bool:
+        """Whether the compact instructions are used: the reader's prompt budget is small
+        (COMPACT_BELOW_TOKENS), so the full ones would leave the conversation little room."""
+        budget = self._runtime.prompt_budget_tokens()
+        return budget is not None and budget < COMPACT_BELOW_TOKENS
+
+    def reader_room(self, context: NodeContext) -> int | None:
+        """The characters the conversation (the recent window's messages and the memory
+        section) may take so that this turn's prompt fits the prompt budget of the provider
+        that will read it (LLMRuntime.prompt_budget_tokens): that budget less the prompt
+        without conversation or sections (instructions, this turn's inputs, the message),
+        counted in that provider's tokens (the local model's own tokenizer once loaded), less
+        the section's heading and a few hundred characters for the short sections beside it
+        (the user's profile); tokens left are sized as text at CHARS_PER_TOKEN. None: the
+        provider declares no limit. Docs and web results are not reserved for: when they are
+        there, the provider may still cut (reported as input_cut in the reply's metadata)."""
         budget = self._runtime.prompt_budget_tokens()
         if budget is None:
             return None
         bare = self.messages(context, {})
-        used = sum(len(m.content) + MESSAGE_OVERHEAD_CHARS for m in bare)
+        bare = [bare[0], bare[-1]] if len(bare) > 1 else bare
+        used, _ = self._runtime.count_prompt_tokens(bare)
         reserved = SECTION_OVERHEAD_CHARS + SMALL_SECTIONS_CHARS
-        return max(0, int(budget * CHARS_PER_TOKEN) - used - reserved)
+        return max(0, int((budget - used) * CHARS_PER_TOKEN) - reserved)
+
+    def sent_chars(self, content: str) -> int:
+        """The characters a recent message takes in the prompt (cut at the cap as messages()
+        sends it, with the chat template's overhead) — how reader_room is shared."""
+        return min(len(content), self._settings.recent_max_chars) + MESSAGE_OVERHEAD_CHARS
 
     def grounding(
         self, context: NodeContext, sections: Sequence[WriterSection]
@@ -274,6 +292,31 @@ class ResponseWriter:
         return WrittenAnswer(text=text, completion=completion, grounding=grounding)
 
 
+# Below this prompt budget (tokens) the writer's compact instructions are used: the full ones
+# (persona, rules, anti-patterns, format: ~750 tokens of the bundled model) would leave a
+# 1,280-token reader almost nothing for the conversation.
+COMPACT_BELOW_TOKENS = 2048
+FULL_INSTRUCTIONS = ("writer/rules.md", "writer/anti_patterns.md", "writer/ui_conventions.md")
+COMPACT_INSTRUCTIONS = ("writer/compact/rules.md",)
+
+
+def instruction_files(compact: bool) -> tuple[str, ...]:
+    """The writer's stable instructions after the persona (warm-up primes the same)."""
+    return COMPACT_INSTRUCTIONS if compact else FULL_INSTRUCTIONS
+
+
+def recent_start(inputs: Mapping[str, NodeResult]) -> int | None:
+    """The seq the recent window starts at when a node (memory) covers what is before it."""
+    starts = [
+        result.output.recent_from_seq
+        for result in inputs.values()
+        if result.outcome in ("ok", "skipped")
+        and result.output is not None
+        and result.output.recent_from_seq is not None
+    ]
+    return max(starts) if starts else None
+
+
 # A JSON reply or a tool call is cut short by a prose-sized budget: at least this many tokens.
 CALLER_FORMAT_MIN_TOKENS = 512
 
@@ -311,7 +354,7 @@ def caller_format_section(prompts: PromptLibrary, caller: CallerFormat) -> str:
 
 # The memory section's heading ("## <title>\n") and the blank line before it, and room for the
 # short sections beside it (the user's profile: a few lines); docs and web results are not
-# reserved for (memory_room).
+# reserved for (reader_room).
 SECTION_OVERHEAD_CHARS = 80
 SMALL_SECTIONS_CHARS = 400
 

@@ -54,7 +54,7 @@ from eko.llm.providers.llama_backend import (
 )
 from eko.llm.providers.llama_prefill import DEFAULT_PREFILL_CHUNK, prefill_in_chunks
 from eko.llm.providers.local_grammar import check_grammar_parses, json_schema_grammar
-from eko.llm.providers.local_prompt import LoadedModel, Prompt, PromptShape, build_prompt
+from eko.llm.providers.local_prompt import LoadedModel, PromptShape, build_prompt
 from eko.llm.providers.local_stream import LocalStreaming, speakers
 from eko.llm.sanitize import sanitize_reply
 from eko.llm.types import ChatMessage, Priority, ProviderRequest, ProviderResponse, Usage
@@ -315,15 +315,16 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
             self._grammars[key] = grammar
         return grammar
 
-    def _prompt(
-        self, loaded: LoadedModel, request: ProviderRequest
-    ) -> tuple[Prompt, list[str], InputCut | None]:
-        return build_prompt(loaded, request, self._shape())
-
     def _shape(self) -> PromptShape:
         return PromptShape(
             self.name, self.model, self.n_ctx, self.max_prompt_tokens, self._user_label
         )
+
+    def count_prompt_tokens(
+        self, messages: Sequence[ChatMessage], *, max_tokens: int
+    ) -> int | None:
+        """The prompt's length in this model's tokens; None until the model is loaded."""
+        return local_prompt.count(self._loaded, messages, max_tokens, self._shape())
 
     async def fit_prompt(
         self, messages: Sequence[ChatMessage], *, max_tokens: int
@@ -341,7 +342,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         self, request: ProviderRequest, cancel: CancelFlag, chunked: bool = False
     ) -> ProviderResponse:
         loaded = self._ensure_loaded()
-        prompt, template_stop, cut = self._prompt(loaded, request)
+        prompt, template_stop, cut = build_prompt(loaded, request, self._shape())
         # Fine chunks when someone may be waiting behind a background call; otherwise coarse
         # ones, so that a caller giving up (its deadline) still frees the model mid-prompt.
         chunk = self._prefill_chunk if chunked else max(_INTERACTIVE_CHUNK, self._prefill_chunk)

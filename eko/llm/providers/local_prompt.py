@@ -75,6 +75,17 @@ def fit(
         raise PromptTooLong(shape.provider, f"prompt budget {budget} tokens: {exc}") from exc
 
 
+def count(
+    loaded: LoadedModel | None, messages: Sequence[ChatMessage], max_tokens: int, shape: PromptShape
+) -> int | None:
+    """The messages' length as this model reads them (its template and tokenizer), without
+    fitting them; None when the model is not loaded (nothing is loaded for a count)."""
+    if loaded is None:
+        return None
+    request = ProviderRequest(messages=tuple(messages), max_tokens=max_tokens)
+    return render(loaded, messages, request, shape)[1]
+
+
 def render(
     loaded: LoadedModel,
     messages: Sequence[ChatMessage],
