@@ -21,7 +21,7 @@ from eko.chain.classify import ComplexityRules, classify
 from eko.chain.report import ChainResult
 from eko.chain.runner import ChainRunner
 from eko.chain.tools import DocsSearch, ToolContext, WebSearch
-from eko.chat.engine.writer import compose_answer
+from eko.chat.engine.answer_lock import compose_answer
 from eko.chat.pipeline import Draft, Turn, Writer
 from eko.chat.reply_meta import ReplyMeta
 from eko.config import Settings

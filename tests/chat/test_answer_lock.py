@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eko.chat.engine.writer import SOURCES_HEADER, compose_answer
+from eko.chat.engine.answer_lock import SOURCES_HEADER, compose_answer
 from eko.chat.websearch import WebSearchResult, WebSource
 
 WEB = WebSearchResult(

@@ -18,6 +18,7 @@ from typing import Any
 
 import structlog
 
+from eko.chat.engine.answer_lock import compose_answer
 from eko.chat.engine.context_loader import ChatContext, ContextLoader, FactItem
 from eko.chat.engine.decision import OrchestratorResult
 from eko.chat.engine.executor import PlanExecutor
@@ -30,7 +31,7 @@ from eko.chat.engine.orchestrator import Orchestrator
 from eko.chat.engine.plan import Plan, build_plan
 from eko.chat.engine.profile import DiscoveryGates, update_settings
 from eko.chat.engine.registry import NodeContext, NodeRegistry, NodeResult
-from eko.chat.engine.writer import WrittenAnswer, compose_answer
+from eko.chat.engine.writer import WrittenAnswer
 from eko.chat.pipeline import Draft, Turn
 from eko.chat.reply import fallback_draft, provenance
 from eko.chat.reply_meta import ReplyMeta

@@ -13,30 +13,26 @@ message:
     sections from the other nodes, by priority: docs first, then web, then the user's context
     writer/grounding/note_<lang>.md  (a question about the user's life nothing given mentions)
 
-After the model: flags are stripped, a Sources block the model wrote is replaced by the
-canonical one (1-3 bullets, titles and domains, never URLs), and the body is capped so the
-whole answer stays under MAX_ANSWER_CHARS. A reply to that question claiming to know is
-replaced by writer/grounding/dont_know_*.md (eko/chat/grounding/check.py).
+After the model (answer_lock.py): flags are stripped, a Sources block the model wrote is
+replaced by the canonical one (1-3 bullets, titles and domains, never URLs), and the body is
+capped so the whole answer stays under MAX_ANSWER_CHARS. A reply to that question claiming to
+know is replaced by writer/grounding/dont_know_*.md (eko/chat/grounding/check.py).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
-from eko.chat.engine.flags import strip_flags
 from eko.chat.engine.registry import NodeContext, NodeResult, WriterSection
 from eko.chat.engine.stream_writer import write_streamed
 from eko.chat.grounding.assess import MEMORY_SOURCES, assess
 from eko.chat.grounding.check import check_reply
 from eko.chat.grounding.report import GroundingReport
-from eko.chat.text import cap_answer
-from eko.chat.websearch.base import WebSearchResult
 from eko.config import Settings
 from eko.guard.language import detect_language
 from eko.llm.caller_format import CallerFormat
@@ -47,17 +43,6 @@ from eko.prompts.library import PromptLibrary, compact_persona
 from eko.prompts.templates import fill
 
 log = structlog.get_logger("eko.chat")
-
-SOURCES_HEADER = "📌 Sources"
-MAX_SOURCES = 3
-# A "📌 Sources" block (or "Sources:" line) the model wrote itself, to the end of the text.
-_MODEL_SOURCES = re.compile(
-    r"(?:^|\n)[ \t]*"
-    r"(?:📌[ \t]*\**sources?\**[ \t]*:?|\**sources?\**[ \t]*:|\**sources?\**[ \t]*(?=\n))"
-    r"(?:.|\n)*$",
-    re.IGNORECASE,
-)
-_URL = re.compile(r"https?://\S+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,43 +381,3 @@ def _turn_inputs(context: NodeContext, *, reply_language: str | None) -> str:
     if ctx.settings.get("timezone"):
         lines.append(f"timezone: {ctx.settings['timezone']}")
     return "\n".join(lines)
-
-
-def sources_block(result: WebSearchResult | None) -> str:
-    """The canonical "📌 Sources" block: 1-3 bullets, title — domain, no URL."""
-    if result is None:
-        return ""
-    bullets = []
-    seen: set[str] = set()
-    for source in result.sources:
-        title = _URL.sub("", source.title).strip() or source.domain
-        label = (
-            f"{title[:90]} — {source.domain}"
-            if source.domain and source.domain not in title
-            else title[:90]
-        )
-        if label and label not in seen:
-            seen.add(label)
-            bullets.append(f"• {label}")
-        if len(bullets) == MAX_SOURCES:
-            break
-    return f"{SOURCES_HEADER}\n" + "\n".join(bullets) if bullets else ""
-
-
-def compose_answer(
-    raw: str, *, web: WebSearchResult | None, max_chars: int
-) -> tuple[str, dict[str, bool]]:
-    """The answer-only lock on a model text: flags out, canonical sources, capped length."""
-    text, flags = strip_flags(raw)
-    block = sources_block(web)
-    if block:
-        text = _MODEL_SOURCES.sub("", text).rstrip()
-        text = _URL.sub("", text).strip()
-        body = cap_answer(text, max(1, max_chars - len(block) - 2)) if text else ""
-        return (f"{body}\n\n{block}" if body else ""), flags
-    return cap_answer(text, max_chars), flags
-
-
-def history_sources(turns: Sequence[Any], current_seq: int) -> bool:
-    """True when the prompt carried earlier messages of the conversation."""
-    return any(getattr(item, "seq", current_seq) < current_seq for item in turns)
