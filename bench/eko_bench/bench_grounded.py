@@ -18,7 +18,6 @@ the trivial baseline "always say I don't know" (no model).
 from __future__ import annotations
 
 import statistics
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,13 +28,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from eko.api.app import create_app
 from eko.config import Settings
 from eko.embed import Embedder
 from eko.llm.types import Provider
 from eko.store import users as user_repo
-from eko.store.migrate import upgrade
-from eko.wiring import build_services
 from eko_bench.grounded_data import (
     DEFAULT_QUESTIONS_FILE,
     GroundedQuestion,
@@ -45,6 +41,7 @@ from eko_bench.grounded_data import (
     load_questions,
     select,
 )
+from eko_bench.in_process import served_in_process
 
 # A known profile: the writer is past the introduction (its required facts are known).
 PROFILE = {
@@ -127,36 +124,15 @@ async def _measure(
     console: Console,
 ) -> GroundedResult:
     result = GroundedResult(label)
-    with tempfile.TemporaryDirectory(prefix="eko-bench-grounded-") as home:
-        settings = base.model_copy(
-            update={
-                "database_url": f"sqlite+aiosqlite:///{home}/eko.db",
-                "guard_enabled": False,  # every message must reach the writer
-                **overrides,
-            }
-        )
-        services = build_services(settings, providers=providers, embedder=embedder)
-        try:
-            await upgrade(services.database)
-            if settings.local_warm_up:
-                await services.warm_up()
-            await services.jobs.start()
-            app = create_app(settings, services=services, migrate=False)
-            transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(
-                transport=transport, base_url="http://eko_bench", timeout=900
-            ) as client:
-                for number, question in enumerate(questions, start=1):
-                    async with services.database.session() as session:
-                        user, key = await user_repo.create_user(
-                            session, display_name=f"Person {number}"
-                        )
-                        public_id = user.public_id
-                    result.replies.append(await _ask(client, key, public_id, question))
-                    console.print(f"  {number}/{len(questions)} questions", end="\r")
-            await services.jobs.drain()
-        finally:
-            await services.aclose()
+    async with served_in_process(
+        base, overrides, providers=providers, embedder=embedder, prefix="eko-bench-grounded-"
+    ) as (client, services):
+        for number, question in enumerate(questions, start=1):
+            async with services.database.session() as session:
+                user, key = await user_repo.create_user(session, display_name=f"Person {number}")
+                public_id = user.public_id
+            result.replies.append(await _ask(client, key, public_id, question))
+            console.print(f"  {number}/{len(questions)} questions", end="\r")
     return result
 
 

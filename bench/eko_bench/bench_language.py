@@ -18,7 +18,6 @@ again without the writer's `reply_language` line (EKO_WRITER_REPLY_LANGUAGE=fals
 from __future__ import annotations
 
 import statistics
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,13 +28,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from eko.api.app import create_app
 from eko.config import Settings
 from eko.embed import Embedder
 from eko.llm.types import Provider
 from eko.store import users as user_repo
-from eko.store.migrate import upgrade
-from eko.wiring import build_services
+from eko_bench.in_process import served_in_process
 from eko_bench.reply_language import (
     DEFAULT_DIALOGS_FILE,
     Dialog,
@@ -125,35 +122,14 @@ async def _measure(
     console: Console,
 ) -> LanguageResult:
     result = LanguageResult(label)
-    with tempfile.TemporaryDirectory(prefix="eko-bench-language-") as home:
-        settings = base.model_copy(
-            update={
-                "database_url": f"sqlite+aiosqlite:///{home}/eko.db",
-                "guard_enabled": False,  # every message must reach the writer
-                **overrides,
-            }
-        )
-        services = build_services(settings, providers=providers, embedder=embedder)
-        try:
-            await upgrade(services.database)
-            if settings.local_warm_up:
-                await services.warm_up()
-            await services.jobs.start()
-            app = create_app(settings, services=services, migrate=False)
-            transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(
-                transport=transport, base_url="http://eko_bench", timeout=900
-            ) as client:
-                for number, dialog in enumerate(dialogs, start=1):
-                    async with services.database.session() as session:
-                        _, key = await user_repo.create_user(
-                            session, display_name=f"Person {number}"
-                        )
-                    result.replies += await _post_dialog(client, key, dialog)
-                    console.print(f"  {number}/{len(dialogs)} dialogs", end="\r")
-            await services.jobs.drain()
-        finally:
-            await services.aclose()
+    async with served_in_process(
+        base, overrides, providers=providers, embedder=embedder, prefix="eko-bench-language-"
+    ) as (client, services):
+        for number, dialog in enumerate(dialogs, start=1):
+            async with services.database.session() as session:
+                _, key = await user_repo.create_user(session, display_name=f"Person {number}")
+            result.replies += await _post_dialog(client, key, dialog)
+            console.print(f"  {number}/{len(dialogs)} dialogs", end="\r")
     return result
 
 
