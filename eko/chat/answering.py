@@ -18,7 +18,7 @@ from typing import Any
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.chat.pipeline import Draft, Note, ShortCircuit, Turn, Writer
+from eko.chat.pipeline import Draft, Note, ReadsAhead, ShortCircuit, Turn, Writer
 from eko.chat.streaming import LiveReply, current_live
 from eko.config import Settings
 from eko.events.payloads import message_created, message_updated
@@ -241,7 +241,7 @@ class Answerer:
             log.exception("chat.after_reply.enqueue_failed", reply_id=reply.id)
 
     async def _draft(self, turn: Turn, *, skip: Sequence[str] = ()) -> Draft:
-        turn = await self._current(turn)
+        turn = await self._current(turn, skip=skip)
         notes: dict[str, Any] = {}
         for stage in self.short_circuits:
             if stage.name in skip:
@@ -260,12 +260,18 @@ class Answerer:
             draft.meta.caller_instructions = True
         return draft
 
-    async def _current(self, turn: Turn) -> Turn:
-        """The turn with its user as stored now (the quota counted this message) and its
-        recent window: one session for both, before the paywall, the guard and the writer."""
+    async def _current(self, turn: Turn, *, skip: Sequence[str] = ()) -> Turn:
+        """The turn with its user as stored now (the quota counted this message), its recent
+        window and what the short-circuits read ahead (ReadsAhead): one session for all,
+        before the paywall, the guard and the writer."""
         if turn.user_current and turn.recent is not None:
             return turn
         async with self._database.session() as session:
+            read_ahead = {
+                stage.name: await stage.read_ahead(session, turn)
+                for stage in self.short_circuits
+                if isinstance(stage, ReadsAhead) and stage.name not in skip
+            }
             user = await session.get(User, turn.user.id, populate_existing=True)
             window = turn.recent
             if window is None:
@@ -277,8 +283,8 @@ class Answerer:
                     known_names={user.id: user.display_name} if user is not None else None,
                 )
         if user is None:  # deleted meanwhile: the stages read (and report) it themselves
-            return replace(turn, recent=window)
-        return replace(turn, user=user, user_current=True, recent=window)
+            return replace(turn, recent=window, read_ahead=read_ahead)
+        return replace(turn, user=user, user_current=True, recent=window, read_ahead=read_ahead)
 
 
 def _listener(live: LiveReply | None) -> LiveReply | None:

@@ -4,9 +4,12 @@ an after-reply hook that learns answers to cacheable intents. The rules are the 
 
 from __future__ import annotations
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from eko.chat.pipeline import Draft, Note, Turn
 from eko.chat.reply_meta import ReplyMeta
 from eko.guard.conversation import CACHED_RESPONSE, ConversationGuard, GuardMiss
+from eko.guard.service import ExactKey
 from eko.llm.caller_format import META_KEY
 from eko.store.models import Message
 
@@ -19,10 +22,24 @@ class MemoryGuardStage:
     def __init__(self, guard: ConversationGuard) -> None:
         self._guard = guard
 
+    async def read_ahead(self, session: AsyncSession, turn: Turn) -> ExactKey | None:
+        """The exact key, read with the recent window (ReadsAhead): an exact hit is served
+        without embedding the question, and a miss runs no transaction more for it."""
+        if not cacheable(turn):
+            return None
+        return await self._guard.exact_key(
+            session,
+            question=turn.user_message.content,
+            persona=turn.room.persona,
+            user_public_id=turn.user.public_id,
+        )
+
     async def respond(self, turn: Turn) -> Draft | Note | None:
         if not cacheable(turn):
             return None
+        exact = turn.read_ahead.get(self.name)
         cached = await self._guard.answer(
+            exact=exact if isinstance(exact, ExactKey) else None,
             question=turn.user_message.content,
             persona=turn.room.persona,
             user_public_id=turn.user.public_id,

@@ -14,12 +14,14 @@ Features plug in here instead of editing the service.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.chat.reply_meta import ReplyMeta
 from eko.memory.turn import Turn
 
-__all__ = ["Draft", "Note", "ShortCircuit", "Turn", "Writer"]
+__all__ = ["Draft", "Note", "ReadsAhead", "ShortCircuit", "Turn", "Writer"]
 
 
 @dataclass(slots=True)
@@ -47,6 +49,16 @@ class ShortCircuit(Protocol):
     name: str
 
     async def respond(self, turn: Turn) -> Draft | Note | None: ...
+
+
+@runtime_checkable
+class ReadsAhead(Protocol):
+    """A short-circuit that reads what it needs in the session that reads the turn's user and
+    recent window (one transaction fewer); `respond` finds it in `turn.read_ahead[name]`."""
+
+    name: str
+
+    async def read_ahead(self, session: AsyncSession, turn: Turn) -> object: ...
 
 
 class Writer(Protocol):

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import structlog
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.guard.normalize import strip_mention
 from eko.guard.replies import GuardLearning
 from eko.guard.scope import lookup_scopes
-from eko.guard.service import GuardService
+from eko.guard.service import ExactKey, GuardService
 from eko.store.models import Message
 
 log = structlog.get_logger("eko.guard")
@@ -77,11 +78,33 @@ class ConversationGuard:
         # Public: staff validation learns messages through the same rules.
         self.learning = learning
 
+    async def exact_key(
+        self, session: AsyncSession, *, question: str, persona: str, user_public_id: str
+    ) -> ExactKey | None:
+        """The exact key `answer` would read for this question, read in the caller's
+        transaction (the chat reads it with the recent window): an exact hit is then served
+        without embedding, and a miss costs no transaction more. None: not read."""
+        if not self._enabled:
+            return None
+        return await self._service.exact_key(
+            session,
+            strip_mention(question, self._assistant_name),
+            lookup_scopes(persona, user_public_id),
+        )
+
     async def answer(
-        self, *, question: str, persona: str, user_public_id: str, room_id: str, message_id: str
+        self,
+        *,
+        question: str,
+        persona: str,
+        user_public_id: str,
+        room_id: str,
+        message_id: str,
+        exact: ExactKey | None = None,
     ) -> CachedAnswer | GuardMiss | None:
         """A close enough validated answer to `question` in the asker's scopes, if any; else
-        why a close enough entry was refused, if one was."""
+        why a close enough entry was refused, if one was. `exact`: its exact key as
+        `exact_key` read it."""
         if not self._enabled:
             return None
         try:
@@ -90,6 +113,7 @@ class ConversationGuard:
                 lookup_scopes(persona, user_public_id),
                 room_id=room_id,
                 message_id=message_id,
+                exact=exact,
             )
         except Exception as exc:
             log.warning("guard.lookup_failed", error=str(exc), room_id=room_id)

@@ -1,7 +1,9 @@
 """Lookup: the entry that answers a question in the asker's scopes, if any.
 
 Order (spec): a deictic question ("what does this mean?") is never served; then the exact key
-(SHA-256 of scope + normalized question), then the nearest stored questions of the same scopes
+(SHA-256 of scope + normalized question) — read before the question is embedded, so an exact
+hit costs no embedding (the message pipeline reads it in a transaction it runs anyway,
+`exact_key`), then the nearest stored questions of the same scopes
 by cosine, served at or above the threshold of the question's language when the false-hit
 check agrees and the entry is in the question's language (language.py: a French question is
 never answered from an English entry, nor the other way round, unless the entry is marked
@@ -16,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from sqlalchemy import bindparam, select, text
@@ -118,6 +120,14 @@ class Lookup:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class ExactKey:
+    """A question's exact key as the caller read it in its own transaction (`exact_key`): the
+    live entry stored under it, or None (`lookup` then goes straight to the embedder)."""
+
+    entry_id: str | None
+
+
 class GuardLookup:
     def __init__(
         self,
@@ -158,6 +168,25 @@ class GuardLookup:
         """
         return self.policy.threshold("und")
 
+    def _refused(self, question: str, scopes: Sequence[Scope]) -> str | None:
+        """Why `question` is not looked up at all ("" for an empty one or no scope)."""
+        if not scopes or not normalize_question(question):
+            return ""
+        if (refusal := lookup_refusal(question)) is not None:
+            return refusal  # a statement, a greeting, a thanks
+        if self.check_enabled and is_deictic(question):
+            return "deictic"
+        return None
+
+    async def exact_key(
+        self, session: AsyncSession, question: str, scopes: Sequence[Scope]
+    ) -> ExactKey | None:
+        """The exact key of `question`, read in the caller's transaction (one statement); None
+        (nothing read) when `lookup` would not look the question up."""
+        if self._refused(question, scopes) is not None:
+            return None
+        return ExactKey(await self._exact_id(session, question, scopes))
+
     async def lookup(
         self,
         question: str,
@@ -168,24 +197,22 @@ class GuardLookup:
         threshold: float | None = None,
         room_id: str | None = None,
         message_id: str | None = None,
+        exact: ExactKey | None = None,
     ) -> Lookup:
         """The entry that answers `question` in these scopes, if any.
 
         `record_use` counts the hit in usage_count (a real answer, not a staff search).
         `vector` skips embedding (the benchmark passes precomputed ones). `threshold` replaces
         the language's (a staff search trying another value; no judge then). `room_id` and
-        `message_id` name the judge's model call in llm_calls.
+        `message_id` name the judge's model call in llm_calls. `exact`: the exact key as the
+        caller read it (`exact_key`, with the same question and scopes).
         """
         language = detect_language(question)
         floor = self.policy.judge_floor(language) if threshold is None else None
         threshold = self.policy.threshold(language) if threshold is None else threshold
         found = Lookup(None, threshold, None, language=language, mode=self.policy.mode)
-        if not scopes or not normalize_question(question):
-            return found
-        if (refusal := lookup_refusal(question)) is not None:
-            return replace(found, refused=refusal)  # a statement, a greeting, a thanks
-        if self.check_enabled and is_deictic(question):
-            return replace(found, refused="deictic")
+        if (refusal := self._refused(question, scopes)) is not None:
+            return replace(found, refused=refusal or None)
         if self.auto_prune and time.monotonic() >= self._next_prune:
             self._next_prune = time.monotonic() + self.prune_interval_s
             await self._prune(PRUNE_BATCH)
@@ -193,23 +220,24 @@ class GuardLookup:
         # Serving reads only the rows that could be served or judged (most lookups: none);
         # a staff search or the benchmark (record_use False) sees every candidate.
         cutoff = min(threshold, floor if floor is not None else threshold) if record_use else None
-        # The question is embedded first, outside any transaction; then one transaction for
-        # the exact key, the search, the rows and the usage count. An embedder that fails
-        # still lets an exact key be served (its error is raised when nothing exact is).
-        failed: Exception | None = None
+        # The exact key first: an exact hit is served without embedding the question. The
+        # question is embedded outside any transaction; then one transaction for the search,
+        # the rows and the usage count (with the exact key in it when the vector was given).
+        if exact is None and vector is None:
+            async with self._entries.database.session() as session:
+                exact = ExactKey(await self._exact_id(session, question, scopes))
+        if exact is not None and exact.entry_id is not None:
+            async with self._entries.database.session() as session:
+                hit = await self._serve_exact(session, exact.entry_id, keys, record_use)
+            if hit is not None:
+                return replace(found, hit=hit)
         if vector is None:
-            try:
-                vector = (await self._embedder.embed([question], kind="query"))[0]
-            except Exception as exc:  # raised below unless an exact key answers
-                failed = exc
+            vector = (await self._embedder.embed([question], kind="query"))[0]
         async with self._entries.database.session() as session:
-            exact = await self._exact(session, question, scopes)
-            if exact is not None:
-                if record_use:
-                    await self._count_use(session, exact.id, 1.0)
-                return replace(found, hit=Hit(exact, 1.0, "exact", None))
-            if vector is None:
-                raise failed or RuntimeError("no vector for the question")
+            if exact is None and (entry_id := await self._exact_id(session, question, scopes)):
+                hit = await self._serve_exact(session, entry_id, keys, record_use)
+                if hit is not None:
+                    return replace(found, hit=hit)
             decision, hit = await self._semantic(
                 session, question, language, keys, vector, threshold, cutoff, record_use
             )
@@ -223,6 +251,18 @@ class GuardLookup:
                 async with self._entries.database.session() as session:
                     await self._count_use(session, hit.entry.id, hit.score)
         return found if hit is None else replace(found, hit=hit)
+
+    async def _serve_exact(
+        self, session: AsyncSession, entry_id: str, keys: list[str], record_use: bool
+    ) -> Hit | None:
+        """The entry the exact key named, counted; None when no longer live in these scopes
+        (obsoleted or expired since the key was read: the lookup goes on by meaning)."""
+        entry = await session.get(GuardEntry, entry_id)
+        if entry is None or not self._is_live(entry, set(keys)):
+            return None
+        if record_use:
+            await self._count_use(session, entry.id, 1.0)
+        return Hit(entry, 1.0, "exact", None)
 
     async def _semantic(
         self,
@@ -310,11 +350,11 @@ class GuardLookup:
             await session.execute(text("SET LOCAL synchronous_commit = off"))
         await count_use(session, entry_id, score)
 
-    async def _exact(
+    async def _exact_id(
         self, session: AsyncSession, question: str, scopes: Sequence[Scope]
-    ) -> GuardEntry | None:
-        """The live entry stored under this exact key, newest first: the id by a prepared
-        Core statement (most lookups find none), then the row by primary key."""
+    ) -> str | None:
+        """The id of the live entry stored under this exact key, newest first, by a prepared
+        Core statement (most lookups find none)."""
         result = await session.execute(
             _EXACT,
             {
@@ -323,8 +363,11 @@ class GuardLookup:
                 "cutoff": self._entries.expiry_cutoff(),
             },
         )
-        entry_id = result.scalar_one_or_none()
-        return None if entry_id is None else await session.get(GuardEntry, entry_id)
+        return cast("str | None", result.scalar_one_or_none())
+
+    def _is_live(self, entry: GuardEntry, allowed: set[str]) -> bool:
+        cutoff = self._entries.expiry_cutoff()
+        return entry.status == "active" and entry.created_at >= cutoff and entry.scope in allowed
 
     async def _live_entries(
         self, session: AsyncSession, ids: list[str], keys: list[str]
@@ -336,13 +379,8 @@ class GuardLookup:
         # of 20). The scope check is repeated on purpose: the index filtered by key already, but
         # an entry is only ever served from a scope the asker may read.
         rows = await session.execute(select(GuardEntry).where(GuardEntry.id.in_(ids)))
-        cutoff = self._entries.expiry_cutoff()
         allowed = set(keys)
-        return [
-            entry
-            for entry in rows.scalars()
-            if entry.status == "active" and entry.created_at >= cutoff and entry.scope in allowed
-        ]
+        return [entry for entry in rows.scalars() if self._is_live(entry, allowed)]
 
 
 def language_mismatch(language: Language, stored: str) -> CheckResult:

@@ -26,13 +26,14 @@ from eko.guard.audit import GuardAudit
 from eko.guard.entries import COLLECTION, GuardEntries
 from eko.guard.judge import GuardJudge
 from eko.guard.learn import GuardWriter, Learned, NotLearnable
-from eko.guard.lookup import GuardLookup, Hit, Lookup, judged_meta
+from eko.guard.lookup import ExactKey, GuardLookup, Hit, Lookup, judged_meta
 from eko.guard.modes import GuardPolicy, build_policy
 from eko.store.db import Database
 from eko.store.vectors import VectorIndex
 
 __all__ = [
     "COLLECTION",
+    "ExactKey",
     "GuardService",
     "Hit",
     "Learned",
@@ -89,6 +90,7 @@ class GuardService:
         # The operations that are one part's own, under the same name: its signature and
         # docstring (lookup.py, learn.py, audit.py, entries.py), not a copy of them.
         self.lookup = self._lookup.lookup
+        self.exact_key = self._lookup.exact_key
         self.learn = self._writer.learn
         self.by_source_message = self._writer.by_source_message
         self.learned_from = self._writer.learned_from

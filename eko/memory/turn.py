@@ -8,7 +8,8 @@ id) share it. It sits in memory, below both, because the recent window is memory
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from eko.memory.recent import RecentWindow
 from eko.store.models import Message, Room, User
@@ -27,3 +28,6 @@ class Turn:
     # True once `user` was read again after the message was counted against the quota (with
     # the recent window, in one session): the stages read its quota from it, not the database.
     user_current: bool = False
+    # What the short-circuit stages read in that same session, by stage name (the memory
+    # guard's exact key): no transaction of their own for it.
+    read_ahead: Mapping[str, object] = field(default_factory=dict)

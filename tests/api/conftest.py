@@ -11,6 +11,7 @@ import pytest
 
 from eko.api.app import create_app
 from eko.config import Settings
+from eko.embed.base import Embedder
 from eko.embed.hashing import HashEmbedder
 from eko.llm.providers import FunctionModel
 from eko.llm.types import Provider
@@ -51,7 +52,9 @@ def make_harness(database: Database) -> HarnessFactory:
 
     @asynccontextmanager
     async def factory(
-        providers: Sequence[Provider] | None = None, **settings_overrides: object
+        providers: Sequence[Provider] | None = None,
+        embedder: Embedder | None = None,
+        **settings_overrides: object,
     ) -> AsyncIterator[Harness]:
         # Memory extraction makes one model call after every reply: off unless a test asks for
         # it, so other tests' scripted models and call counts stay theirs.
@@ -60,7 +63,7 @@ def make_harness(database: Database) -> HarnessFactory:
         services = build_services(
             settings,
             providers=providers or [FunctionModel.constant("Bonjour, je suis Eko.")],
-            embedder=HashEmbedder(),
+            embedder=embedder or HashEmbedder(),
             database=database,
         )
         app = create_app(settings, services=services, migrate=False)

@@ -1,6 +1,7 @@
 """What one lookup costs the database: a serving lookup reads only the rows it could serve
-(none for a miss), in one transaction, the question embedded before it; a staff search still
-sees every candidate."""
+(none for a miss), in one transaction, the question embedded before it and the exact key read
+before that (by the caller, or in a transaction of its own); a staff search still sees every
+candidate."""
 
 from __future__ import annotations
 
@@ -79,10 +80,19 @@ async def test_a_hit_is_read_and_counted_in_one_transaction(
     assert hit.hit.entry.id == learned.entry.id
     # The exact key, the candidate's row, its usage count: one transaction.
     assert seen == ["SELECT", "SELECT", "UPDATE", "COMMIT"]
-    # Without a vector the embedder runs first, outside any transaction; then the same one.
+    # Without a vector: the exact key first, in a transaction of its own (an exact hit is
+    # served with no embedding); then the embedder, outside any; then the search's.
     with statements(database) as seen:
         again = await guard.lookup(CLOSE, [EKO])
-    assert again.hit is not None and seen == ["SELECT", "SELECT", "UPDATE", "COMMIT"]
+    assert again.hit is not None and seen == ["SELECT", "COMMIT", "SELECT", "UPDATE", "COMMIT"]
+    # The exact key read by the caller in its own transaction (the chat: with the recent
+    # window): the lookup's one transaction reads the candidate and counts it.
+    async with database.session() as session:
+        exact = await guard.exact_key(session, CLOSE, [EKO])
+    assert exact is not None and exact.entry_id is None
+    with statements(database) as seen:
+        third = await guard.lookup(CLOSE, [EKO], exact=exact)
+    assert third.hit is not None and seen == ["SELECT", "UPDATE", "COMMIT"]
     async with database.session() as session:
         entry = (
             await session.execute(select(GuardEntry).where(GuardEntry.id == learned.entry.id))

@@ -9,8 +9,8 @@ GuardService.learn in-process before the server starts (staff's route does the s
 at a time). Then, one request at a time, a pro member posts
 (`POST /v1/rooms/{id}/messages`, no stream, in a few direct rooms taken in turn):
 
-- exact hits: the stored questions themselves (the exact key answers; the lookup still
-  embeds the question first, eko/guard/lookup.py);
+- exact hits: the stored questions themselves (the exact key answers, read with the recent
+  window before any embedding: no embedder call, eko/guard/lookup.py);
 - semantic hits: the pairs' other questions (label 1) that the guard serves by cosine + check;
   which ones are hits is found in-process first (below), and only those are posted.
 
