@@ -22,7 +22,7 @@ DOCS = ROOT / "docs"
 MAX_LINES = 300
 
 # Variables the README and docs may name that are not settings of the server.
-NOT_SETTINGS = {"EKO_TEST_DATABASE_URL", "EKO_BENCH_DATABASE_URL"}
+NOT_SETTINGS = {"EKO_TEST_DATABASE_URL", "EKO_BENCH_DATABASE_URL", "EKO_TEST_WORKERS"}
 
 
 def test_the_readme_stays_short() -> None:
