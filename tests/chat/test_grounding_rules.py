@@ -51,6 +51,10 @@ PERSONAL = [
 ]
 
 NOT_PERSONAL = [
+    # Tasks on what the user gives: the answer is in their data, not in memory.
+    "Analyse mes ventes",
+    "Summarize my week in three bullets.",
+    "Compare mes deux offres d'emploi",
     # Their tools and their work: the answer is in what they give, not in memory.
     "Why does my code crash?",
     "What does my code do?",
