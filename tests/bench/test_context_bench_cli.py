@@ -213,11 +213,12 @@ def test_provider_budget_scores_the_prompt_the_product_renders(
     lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
     assert [line["conversation"] for line in lines] == ["conv-x", "conv-y"]
     for line in lines:
-        # With room for memory, the planted turn (two sessions back) reaches the prompt...
+        # The planted turn (two sessions back) reaches the prompt at both budgets: under 2,048
+        # tokens the writer's instructions are the compact ones, and the recent window may
+        # take at most half of what they leave (eko/memory/budget.py), so memory always gets
+        # room (before that rule, 1,200 tokens left memory nothing).
         assert line["found"]["eko prompt, remote 3,000 tokens"] is True
-        # ...with a budget the instructions and recent turns already fill, memory gets none
-        # (nothing selected, so nothing cut afterwards).
-        assert line["found"]["eko prompt, remote 1,200 tokens"] is False
+        assert line["found"]["eko prompt, remote 1,200 tokens"] is True
         assert line["evidence_cut"] == {"remote 3,000 tokens": False, "remote 1,200 tokens": False}
         assert (
             line["chars"]["BM25 turns, remote 3,000 tokens"]
