@@ -57,6 +57,8 @@ def test_edit_the_last_message_and_resend_then_browse_back(signed_in_page: Page)
     new_conversation(page)
     send(page, "Premier")
     expect(page.locator(REPLY).last.locator(".msg-body")).to_have_text("Vous avez dit : Premier")
+    # The next message is sent once this reply is finished, as a person would.
+    expect(page.locator(REPLY).last).to_have_attribute("data-state", "done")
     send(page, "Bonjour")
     mine, reply = page.locator(USER).last, page.locator(REPLY).last
     expect(body(reply)).to_have_text("Vous avez dit : Bonjour")
