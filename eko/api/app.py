@@ -38,12 +38,14 @@ from eko.api.routers import (
     openai_embeddings,
     reflection,
     replies,
+    room_attachments,
     room_export,
     room_members,
     rooms,
     search,
     users,
 )
+from eko.api.routers.room_attachments import ATTACHMENTS_PATH_SUFFIX, MULTIPART_OVERHEAD_BYTES
 from eko.api.routers.rooms import IMPORT_PATH_SUFFIX
 from eko.api.security_headers import SecurityHeadersMiddleware
 from eko.config import Settings
@@ -125,6 +127,7 @@ def create_app(
     app.include_router(jobs.router)
     app.include_router(reflection.router)
     app.include_router(room_members.router)
+    app.include_router(room_attachments.router)
     app.include_router(auth.router)
     app.include_router(invitations.router)
     app.include_router(api_keys.router)
@@ -139,7 +142,14 @@ def create_app(
     app.add_middleware(
         BodyLimitMiddleware,
         max_bytes=settings.max_body_bytes,
-        larger=[(IMPORT_PATH_SUFFIX, settings.import_max_body_bytes)],
+        larger=[
+            (IMPORT_PATH_SUFFIX, settings.import_max_body_bytes, "EKO_IMPORT_MAX_BODY_BYTES"),
+            (
+                ATTACHMENTS_PATH_SUFFIX,
+                settings.attachment_max_bytes + MULTIPART_OVERHEAD_BYTES,
+                "EKO_ATTACHMENT_MAX_BYTES",
+            ),
+        ],
     )
     # Around the two above: their errors on the OpenAI routes come in OpenAI's shape.
     app.add_middleware(OpenAIErrorShapeMiddleware)

@@ -112,27 +112,32 @@ class _BodyTooLarge(Exception):
 
 class BodyLimitMiddleware:
     """Rejects bodies over `max_bytes` with 413 before a handler reads them (chunked too).
-    `larger`: (path suffix, bytes) for the routes that take more (a history import)."""
+    `larger`: (path suffix, bytes, the setting that sets them) for the routes that take more
+    (a history import, an attachment)."""
 
     def __init__(
-        self, app: ASGIApp, *, max_bytes: int, larger: Sequence[tuple[str, int]] = ()
+        self, app: ASGIApp, *, max_bytes: int, larger: Sequence[tuple[str, int, str]] = ()
     ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.larger = list(larger)
 
-    def limit_of(self, path: str) -> int:
-        return next((limit for end, limit in self.larger if path.endswith(end)), self.max_bytes)
+    def limit_of(self, path: str) -> tuple[int, str]:
+        """The path's limit and the setting that sets it."""
+        return next(
+            ((limit, setting) for end, limit, setting in self.larger if path.endswith(end)),
+            (self.max_bytes, "EKO_MAX_BODY_BYTES"),
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        max_bytes = self.limit_of(str(scope.get("path", "")))
+        max_bytes, setting = self.limit_of(str(scope.get("path", "")))
         headers = dict(scope.get("headers") or [])
         declared = headers.get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > max_bytes:
-            await self._reject(scope, send, max_bytes)
+            await self._reject(scope, send, max_bytes, setting)
             return
         received = 0
         response_started = False
@@ -156,19 +161,14 @@ class BodyLimitMiddleware:
             await self.app(scope, limited_receive, tracking_send)
         except _BodyTooLarge:
             if not response_started:
-                await self._reject(scope, send, max_bytes)
+                await self._reject(scope, send, max_bytes, setting)
 
-    async def _reject(self, scope: Scope, send: Send, max_bytes: int) -> None:
+    async def _reject(self, scope: Scope, send: Send, max_bytes: int, setting: str) -> None:
         body: dict[str, Any] = {
             "type": TYPE_PREFIX + "payload-too-large",
             "title": "Payload too large",
             "status": 413,
-            "detail": f"request body exceeds {max_bytes} bytes "
-            + (
-                "(EKO_MAX_BODY_BYTES)"
-                if max_bytes == self.max_bytes
-                else "(EKO_IMPORT_MAX_BODY_BYTES)"
-            ),
+            "detail": f"request body exceeds {max_bytes} bytes ({setting})",
             "instance": scope.get("path", ""),
         }
         payload = json.dumps(body).encode()

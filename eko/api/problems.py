@@ -47,6 +47,7 @@ _DESCRIPTIONS = {
     404: "Not found, or not visible to this user",
     409: "Conflict with the current state",
     413: "Request body or message too large",
+    415: "Unsupported media type",
     422: "Invalid input; nothing was stored",
     429: "Too many requests; retry after Retry-After seconds",
     503: "Busy, or a dependency is unavailable; retry (after Retry-After seconds when given)",

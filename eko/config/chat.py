@@ -57,6 +57,11 @@ class DocsSettings(BaseModel):
     # Ingest: target characters per chunk and the overlap carried into the next chunk.
     docs_chunk_chars: int = Field(default=1000, ge=200)
     docs_chunk_overlap: int = Field(default=150, ge=0)
+    # Files attached to a room (POST /v1/rooms/{id}/attachments, `eko rooms attach`): the
+    # largest file accepted, and the most text it may hold once extracted (each chunk of it is
+    # embedded when the file is attached).
+    attachment_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    attachment_max_chars: int = Field(default=300_000, ge=1000)
 
 
 class WebSearchSettings(BaseModel):

@@ -7,7 +7,10 @@
   both (an agent whose required service is not connected grants nothing): eko/chat/engine/
   capabilities.py.
 - doc_scopes / doc_chunks: product documentation, chunked; the chunk vectors live in the shared
-  `embeddings` table (collection "doc_chunk", key = the scope name).
+  `embeddings` table (collection "doc_chunk", key = the scope name). A scope with a room_id is
+  that room's own (its attachments): only that room's turns and members ever read it.
+- room_attachments: the files attached to a room (one row per file name; its text is the
+  room's scope's chunks of that source).
 
 Per-user chat state that is not a fact (intro turns, discovery gates, locale, timezone) lives in
 users.settings JSON (see eko/chat/engine/profile.py).
@@ -82,6 +85,10 @@ class DocScope(Base):
     name: Mapped[str] = mapped_column(String(64), unique=True)
     description: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Set for a room's own scope (its attachments, migration 0015); NULL for a shared scope.
+    room_id: Mapped[str | None] = mapped_column(
+        ForeignKey("rooms.id", ondelete="CASCADE"), nullable=True, default=None
+    )
 
 
 class DocChunk(Base):
@@ -99,4 +106,27 @@ class DocChunk(Base):
     title: Mapped[str] = mapped_column(String(300), default="")
     content: Mapped[str] = mapped_column(Text)
     char_count: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RoomAttachment(Base):
+    """A file attached to a room: its text lives in the room's docs scope as the chunks of the
+    source `filename` (re-attaching a file of the same name replaces it)."""
+
+    __tablename__ = "room_attachments"
+    __table_args__ = (
+        UniqueConstraint("room_id", "filename", name="uq_room_attachments_room_filename"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"))
+    filename: Mapped[str] = mapped_column(String(300))
+    content_type: Mapped[str] = mapped_column(String(100))
+    size_bytes: Mapped[int] = mapped_column(Integer)
+    # Characters of extracted text, and how many chunks they made.
+    chars: Mapped[int] = mapped_column(Integer)
+    chunks: Mapped[int] = mapped_column(Integer)
+    uploaded_by: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,4 +1,7 @@
-"""Repository of documentation scopes and their chunks (vectors: see eko/chat/docs/service.py)."""
+"""Repository of documentation scopes and their chunks (vectors: see eko/chat/docs/service.py).
+
+A scope with a room_id is that room's own (its attachments): the listings here are of the
+shared scopes (room_id NULL) unless a room is named."""
 
 from __future__ import annotations
 
@@ -15,10 +18,12 @@ async def get_scope(session: AsyncSession, *, name: str) -> DocScope | None:
     return result.scalar_one_or_none()
 
 
-async def ensure_scope(session: AsyncSession, *, name: str, description: str | None) -> DocScope:
+async def ensure_scope(
+    session: AsyncSession, *, name: str, description: str | None, room_id: str | None = None
+) -> DocScope:
     scope = await get_scope(session, name=name)
     if scope is None:
-        scope = DocScope(name=name, description=description or "")
+        scope = DocScope(name=name, description=description or "", room_id=room_id)
         session.add(scope)
         await session.flush()
     elif description is not None:
@@ -26,8 +31,12 @@ async def ensure_scope(session: AsyncSession, *, name: str, description: str | N
     return scope
 
 
-async def list_scopes(session: AsyncSession) -> Sequence[tuple[DocScope, int, int]]:
-    """Every scope with its number of chunks and of distinct sources, by name."""
+async def list_scopes(
+    session: AsyncSession, *, room_id: str | None = None
+) -> Sequence[tuple[DocScope, int, int]]:
+    """The shared scopes (and `room_id`'s own, if named) with their number of chunks and of
+    distinct sources, by name."""
+    shared = DocScope.room_id.is_(None)
     result = await session.execute(
         select(
             DocScope,
@@ -35,6 +44,7 @@ async def list_scopes(session: AsyncSession) -> Sequence[tuple[DocScope, int, in
             func.count(func.distinct(DocChunk.source)),
         )
         .outerjoin(DocChunk, DocChunk.scope_id == DocScope.id)
+        .where(shared if room_id is None else shared | (DocScope.room_id == room_id))
         .group_by(DocScope.id)
         .order_by(DocScope.name)
     )
@@ -42,7 +52,10 @@ async def list_scopes(session: AsyncSession) -> Sequence[tuple[DocScope, int, in
 
 
 async def scope_names(session: AsyncSession) -> list[str]:
-    result = await session.execute(select(DocScope.name).order_by(DocScope.name))
+    """The shared scopes' names."""
+    result = await session.execute(
+        select(DocScope.name).where(DocScope.room_id.is_(None)).order_by(DocScope.name)
+    )
     return list(result.scalars())
 
 

@@ -1,4 +1,6 @@
-"""Docs scopes: staff ingest documents; every user may list scopes and search them."""
+"""Docs scopes: staff ingest documents; every user may list scopes and search them. A room's own
+scope (its attachments, eko/api/routers/room_attachments.py) is never listed, searched, written
+or deleted here."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from fastapi import APIRouter, Path, Query, status
 from eko.api.deps import CurrentUser, ServicesDep, StaffUser
 from eko.api.problems import Problem, problem_responses
 from eko.api.schemas.chat import NAME_PATTERN, DocHitOut, DocumentIn, IngestOut, ScopeOut
+from eko.chat.docs.service import InvalidScope
 from eko.embed.base import EmbeddingError
 
 router = APIRouter(prefix="/v1/docs", tags=["docs"])
@@ -42,6 +45,8 @@ async def ingest_document(
             fmt=body.format,
             description=body.description,
         )
+    except InvalidScope as exc:  # a room's reserved name
+        raise Problem(422, "invalid-scope", "Invalid scope name", str(exc)) from exc
     except EmbeddingError as exc:
         raise Problem(503, "embedder-unavailable", "Embedder unavailable", str(exc)) from exc
     return IngestOut(

@@ -119,8 +119,8 @@ async def update_room(
 async def delete_room(
     room_id: str, user: CurrentUser, session: SessionDep, services: ServicesDep
 ) -> None:
-    """Delete a direct room with all its messages, its vectors and its memory items: only the
-    user who created it."""
+    """Delete a direct room with all its messages, its vectors, its memory items and its
+    attachments: only the user who created it."""
     room = await room_for_user(session, room_id=room_id, user=user)
     if room.kind != "direct" or room.created_by != user.id:
         raise Problem(
@@ -130,6 +130,7 @@ async def delete_room(
             "Only the creator of a direct room deletes it.",
         )
     await forget_room(session, vectors=services.vectors, room_id=room.id)
+    await services.engine.attachments.forget_room(session, room_id=room.id)
     await room_repo.delete_room(session, room_id=room.id)
 
 

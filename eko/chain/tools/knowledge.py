@@ -1,4 +1,5 @@
-"""Knowledge tools: the docs scopes (shared documentation) and web search (when configured).
+"""Knowledge tools: the docs scopes (shared documentation, and the files attached to the
+caller's room) and web search (when configured).
 
 The services are the chat's (eko.chat.docs, eko.chat.websearch); the chain reads them through
 the small protocols below, so it never imports the chat.
@@ -33,12 +34,18 @@ class _DocHit(Protocol):
 
 
 class DocsSearch(Protocol):
-    """What search_docs needs of the docs service."""
+    """What search_docs needs of the docs service: `room_id` adds that room's own scope (its
+    attachments) to the shared ones; no other room's is ever listed or searched."""
 
-    async def list_scopes(self) -> Sequence[_Named]: ...
+    async def list_scopes(self, *, room_id: str | None = None) -> Sequence[_Named]: ...
 
     async def search(
-        self, query: str, *, scopes: Sequence[str], limit: int | None = None
+        self,
+        query: str,
+        *,
+        scopes: Sequence[str],
+        limit: int | None = None,
+        room_id: str | None = None,
     ) -> Sequence[_DocHit]: ...
 
 
@@ -65,10 +72,17 @@ class WebSearch(Protocol):
 
 
 def docs_tool(docs: DocsSearch) -> Tool:
-    async def search_docs(_context: ToolContext, args: dict[str, Any]) -> Any:
+    async def search_docs(context: ToolContext, args: dict[str, Any]) -> Any:
         scope = args.get("scope")
-        scopes = [str(scope)] if scope else [info.name for info in await docs.list_scopes()]
-        hits = await docs.search(str(args["query"]), scopes=scopes, limit=int(args.get("k", 5)))
+        room_id = context.room.id
+        scopes = (
+            [str(scope)]
+            if scope
+            else [info.name for info in await docs.list_scopes(room_id=room_id)]
+        )
+        hits = await docs.search(
+            str(args["query"]), scopes=scopes, limit=int(args.get("k", 5)), room_id=room_id
+        )
         return [
             {
                 "scope": hit.scope,
@@ -82,7 +96,8 @@ def docs_tool(docs: DocsSearch) -> Tool:
 
     return Tool(
         "search_docs",
-        "Search the documentation scopes (optionally one scope by name).",
+        "Search the documentation scopes and the files attached to this conversation"
+        " (optionally one scope by name).",
         {
             "type": "object",
             "properties": {

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from eko.chat.docs.attachments import AttachmentLimits, Attachments
 from eko.chat.docs.service import DocsLimits, DocsService
 from eko.chat.engine.capabilities import AgentCatalog, load_catalog
 from eko.chat.engine.context_loader import ContextLoader
@@ -31,6 +32,8 @@ class ChatEngineParts:
     # The node registry: other features register their nodes here (before the first message).
     nodes: NodeRegistry
     docs: DocsService
+    # Files attached to rooms: documents of each room's own docs scope.
+    attachments: Attachments
     paywall: QuotaPaywall
     web: WebSearchProvider | None
     catalog: AgentCatalog
@@ -96,6 +99,14 @@ def build_chat_engine(
         engine=engine,
         nodes=registry,
         docs=docs,
+        attachments=Attachments(
+            database=database,
+            docs=docs,
+            limits=AttachmentLimits(
+                max_bytes=settings.attachment_max_bytes,
+                max_chars=settings.attachment_max_chars,
+            ),
+        ),
         paywall=QuotaPaywall(database=database, prompts=prompts),
         web=web,
         catalog=catalog,

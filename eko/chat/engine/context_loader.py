@@ -23,6 +23,8 @@ import structlog
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from eko.chat.docs.attachments import ROOM_SCOPE_DESCRIPTION
+from eko.chat.docs.service import room_scope
 from eko.chat.engine.capabilities import AgentCatalog, CapabilityReport, compute_capabilities
 from eko.chat.engine.profile import REQUIRED_KEYS, DiscoveryGates
 from eko.chat.engine.quota import QuotaStatus
@@ -30,6 +32,7 @@ from eko.chat.pipeline import Turn
 from eko.config import Settings
 from eko.llm.caller_format import render_tool_calls
 from eko.memory.recent import RecentReader, RecentWindow, sender_names
+from eko.store import attachments as attachment_repo
 from eko.store import chat_profile
 from eko.store import messages as message_repo
 from eko.store.chat_models import DocScope, UserFact
@@ -118,6 +121,8 @@ class ChatContext:
     discovery: DiscoveryGates
     capabilities: CapabilityReport
     docs_scopes: list[DocScopeInfo]
+    # The room's own scope (its attachments), when it has any: always searched (guardrails 8).
+    room_scope: DocScopeInfo | None = None
     # The turn before this one: what the assistant last said and in which intent/mode.
     last_assistant: HistoryItem | None = None
     # The recent window `history` was made of: memory recalls only what comes before it.
@@ -259,9 +264,12 @@ class ContextLoader:
                 )
             history = await history_of(session, window, turn.user_message)
             scopes = await session.execute(
-                select(DocScope.name, DocScope.description).order_by(DocScope.name)
+                select(DocScope.name, DocScope.description)
+                .where(DocScope.room_id.is_(None))
+                .order_by(DocScope.name)
             )
             docs_scopes = [DocScopeInfo(name, description or "") for name, description in scopes]
+            attached = await attachment_repo.has_attachments(session, room_id=turn.room.id)
         stored_settings = dict(user.settings or {})
         known = {fact.fact_key: fact.value for fact in facts}
         profile = {
@@ -297,6 +305,9 @@ class ContextLoader:
                 self._catalog, active_agents=agents, connected_services=services
             ),
             docs_scopes=docs_scopes,
+            room_scope=DocScopeInfo(room_scope(turn.room.id), ROOM_SCOPE_DESCRIPTION)
+            if attached
+            else None,
             last_assistant=last_assistant,
             recent=window,
         )

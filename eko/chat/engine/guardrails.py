@@ -17,7 +17,8 @@ After the model (`apply_guardrails`), in this order:
 6. capability gating keeps the natural intent and sets intent_eligible / intent_block_reason;
 7. the context level is forced (intro -> light, trivial -> light, not pro -> light, pro ->
    medium with a personal agent, max with a pro-mode agent);
-8. need_web and docs scopes are made coherent (a query to search, known scopes, hard caps).
+8. need_web and docs scopes are made coherent (a query to search, known scopes, hard caps);
+   a room with attachments has its own scope searched on every turn, first, within the cap.
 Every rule that changed something is listed in `rules_applied`.
 """
 
@@ -344,6 +345,11 @@ def apply_guardrails(
             rules.append("scope_need_without_known_scope")
     elif used.scope_need:
         rules.append("docs_not_for_social")
+    if ctx.room_scope is not None:
+        # The room's files: searched whatever the model chose (a small model cannot be relied
+        # on to ask), first, in one of the max_scopes places.
+        scopes = [ctx.room_scope.name, *scopes[: max(0, max_scopes - 1)]]
+        rules.append("room_attachments")
 
     gates = ctx.gates()
     gates.update(

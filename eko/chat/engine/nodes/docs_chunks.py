@@ -1,7 +1,8 @@
 """Node S, tool.docs_chunks: chunks of the selected docs scopes, by similarity to the message.
 
 Hard caps (seed): 3 scopes, 8 chunks per scope, 20 chunks in all; then the writer's character
-budget decides how many of them fit in its prompt.
+budget decides how many of them fit in its prompt. The room's own scope (its attachments) is
+searched for this room only, and its chunks are labelled as the attached file they come from.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Mapping
 
 import structlog
 
-from eko.chat.docs.service import DocsService
+from eko.chat.docs.service import DocHit, DocsService, is_room_scope
 from eko.chat.engine.registry import NodeContext, NodeOutput, NodeResult, NodeSpec, WriterSection
 from eko.chat.engine.writer import DOCS_SECTION_TITLE
 
@@ -25,12 +26,13 @@ def docs_chunks_node(docs: DocsService, *, max_chars: int, timeout_s: float) -> 
         scopes = list(context.inputs.get("scopes") or [])
         if not scopes:
             return NodeOutput(skipped_reason="no docs scope selected")
-        hits = await docs.search(context.turn.user_message.content, scopes=scopes)
+        hits = await docs.search(
+            context.turn.user_message.content, scopes=scopes, room_id=context.turn.room.id
+        )
         blocks: list[str] = []
         used = 0
         for hit in hits:
-            label = f"[{hit.scope} · {hit.source}" + (f" › {hit.title}]" if hit.title else "]")
-            block = f"{label}\n{hit.content}"
+            block = f"{_label(hit)}\n{hit.content}"
             if used + len(block) > max_chars:
                 if not blocks:  # always at least one, cut to the budget
                     blocks.append(block[:max_chars])
@@ -69,3 +71,8 @@ def docs_chunks_node(docs: DocsService, *, max_chars: int, timeout_s: float) -> 
         include=lambda decision: decision.scope_need,
         inputs=lambda decision: {"scopes": list(decision.scopes_selected)},
     )
+
+
+def _label(hit: DocHit) -> str:
+    where = "attached file" if is_room_scope(hit.scope) else hit.scope
+    return f"[{where} · {hit.source}" + (f" › {hit.title}]" if hit.title else "]")
