@@ -48,7 +48,7 @@ COMMANDS: dict[str, LazyCommand] = {
         "eko.cli.doctor", "doctor", "Show the resolved configuration and check every part."
     ),
     "users": LazyCommand("eko.cli.users", "app", "Create and list users; make them pro or not."),
-    "rooms": LazyCommand("eko.cli.rooms", "app", "Rooms: list them, show one."),
+    "rooms": LazyCommand("eko.cli.rooms", "app", "Rooms: list, show, import, attach files."),
     "db": LazyCommand("eko.cli.db", "app", "Database schema and vectors."),
     "bench": LazyCommand("eko.cli.bench", "app", "Benchmarks; each prints a table."),
     "cache": LazyCommand("eko.cli.cache", "app", "The memory guard (semantic response cache)."),

@@ -1,5 +1,6 @@
-"""`eko rooms list|show|import`: the rooms on this server, for the operator; `import` stores a
-conversation's history into a room (eko/chat/history_import.py) and indexes it, with progress."""
+"""`eko rooms list|show|import|attach|attachments|detach`: the rooms on this server, for the
+operator; `import` stores a conversation's history into a room (eko/chat/history_import.py) and
+indexes it, with progress; the attachment commands are in eko/cli/room_attachments.py."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from eko.cli.common import (
 )
 from eko.cli.ids import resolve_id_or_exit, resolve_user
 from eko.cli.import_file import read_turns
+from eko.cli.room_attachments import attach, attachments, detach
 from eko.config import Settings
 from eko.events.fanout import Subscription
 from eko.jobs.turn_indexing import DONE, PROGRESS
@@ -36,7 +38,12 @@ from eko.store import rooms as room_repo
 from eko.store.models import Message, Room, RoomMember, User
 from eko.wiring import Services
 
-app = typer.Typer(help="Rooms: list them, show one, import a history.", no_args_is_help=True)
+app = typer.Typer(
+    help="Rooms: list them, show one, import a history, attach files.", no_args_is_help=True
+)
+app.command("attach")(attach)
+app.command("attachments")(attachments)
+app.command("detach")(detach)
 
 ID_WIDTH = 32
 
