@@ -25,6 +25,7 @@ import { createBanner } from "./banner.js";
 import { createChatStore, mountChat } from "./chat.js";
 import { createEvents } from "./events.js";
 import { focusMessage } from "./focus.js";
+import { mountAttachments } from "./attachments.js";
 import { mountInstructions } from "./instructions.js";
 import { detectLang, getLang, setLang, t, translateTree } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
@@ -136,7 +137,9 @@ function start(me) {
       rooms.setActive(id);
       const unmountChat = mountChat(container, ctx, store, id);
       const unmountInstructions = mountInstructions(container, ctx, id);
+      const unmountAttachments = mountAttachments(container, ctx, id);
       cleanup = () => {
+        unmountAttachments();
         unmountInstructions();
         unmountChat();
       };

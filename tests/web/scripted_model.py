@@ -8,6 +8,8 @@
     contains "tronque"    -> an answer cut at the token limit mid-word (stored truncated)
     contains "consignes"  -> "Consigne reçue : CONSIGNE-X." when the writer's system prompt holds
                              CONSIGNE-X (the room's instructions), else "Consigne reçue : aucune."
+    contains "jointe"     -> "Pièce jointe lue : PIECE-X." when the writer's system prompt holds
+                             PIECE-X (an attached file's text), else "Pièce jointe lue : aucune."
     anything else         -> "Vous avez dit : <the message>" word by word, 0.02 s apart
 
 Structured requests (JSON schema: classifiers, extraction) get "not json", so the chat's
@@ -68,6 +70,9 @@ def web_model() -> FunctionModel:
         if "consignes" in last:
             rule = re.search(r"CONSIGNE-[A-Z]+", request.messages[0].content)
             return f"Consigne reçue : {rule.group() if rule else 'aucune'}."
+        if "jointe" in last:
+            found = re.search(r"PIECE-[A-Z]+", request.messages[0].content)
+            return f"Pièce jointe lue : {found.group() if found else 'aucune'}."
         if "version" in last:
             return Deltas(("Version ", f"{next(counter)}."), delay_s=0.05)
         return _words(f"Vous avez dit : {last}", 0.02)
