@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from eko.chain.tools import ToolContext, build_tools
+from eko.chat.docs.attachments import Attachments
 from eko.chat.docs.service import DocsService
 from eko.chat.websearch.base import WebSearchResult, WebSource
 from eko.embed.hashing import HashEmbedder
+from eko.store import rooms as room_repo
 from eko.store.db import Database
 from eko.store.models import Room, User
 from tests.memory.conftest import make_kit
@@ -56,3 +58,40 @@ async def test_search_docs_in_every_scope_or_one(database: Database) -> None:
     assert everywhere.ok and everywhere.result[0]["scope"] == "legal"
     one = await tools.call(_ctx(), "search_docs", {"query": "refunds", "scope": "product"})
     assert {hit["scope"] for hit in one.result} == {"product"}
+
+
+async def test_search_docs_reads_the_callers_room_files_and_no_other_rooms(
+    database: Database,
+) -> None:
+    kit = make_kit(database)
+    docs = DocsService(database=database, vectors=kit.vectors, embedder=HashEmbedder())
+    attachments = Attachments(database=database, docs=docs)
+    async with database.session() as session:
+        mine = await room_repo.create_room(
+            session, kind="direct", name="a", persona="eko", created_by=None
+        )
+        other = await room_repo.create_room(
+            session, kind="direct", name="b", persona="eko", created_by=None
+        )
+    await attachments.add(
+        room_id=mine.id,
+        filename="house.txt",
+        content_type="text/plain",
+        data=b"The attic key is under the blue flower pot.",
+        uploaded_by=None,
+    )
+    tools = build_tools(docs=docs)
+    user = User(id=1, public_id="p")
+    query = {"query": "where is the attic key"}
+    found = await tools.call(ToolContext(user=user, room=mine), "search_docs", query)
+    assert found.ok and found.result[0]["scope"] == f"room.{mine.id}"
+    assert found.result[0]["source"] == "house.txt"
+    elsewhere = await tools.call(ToolContext(user=user, room=other), "search_docs", query)
+    assert elsewhere.ok and elsewhere.result == []
+    # Naming the other room's scope does not open it either.
+    forced = await tools.call(
+        ToolContext(user=user, room=other),
+        "search_docs",
+        {**query, "scope": f"room.{mine.id}"},
+    )
+    assert forced.ok and forced.result == []
