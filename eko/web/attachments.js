@@ -2,7 +2,8 @@
 // Markdown or PDF file is sent to POST /v1/rooms/{id}/attachments and shown as a chip above the
 // composer (× removes it). Eko reads the attached files when it answers in this room.
 //
-// mountAttachments(container, ctx, roomId) -> unmount()   (after mountChat: it uses its form)
+// mountAttachments(container, ctx, roomId, form) -> unmount()
+//   form: the composer the paperclip goes into (default: the chat view's, so after mountChat)
 
 import { registerTranslations } from "./i18n.js";
 
@@ -37,9 +38,8 @@ const ACCEPT = ".txt,.md,.markdown,.pdf,text/plain,text/markdown,application/pdf
 const KINDS = { "application/pdf": "PDF", "text/markdown": "MD", "text/plain": "TXT" };
 const ERRORS = { 415: "attachments.unsupported", 413: "attachments.too_large", 422: "attachments.unreadable" };
 
-export function mountAttachments(container, ctx, roomId) {
+export function mountAttachments(container, ctx, roomId, form = container.querySelector("form.composer")) {
   const path = `/v1/rooms/${encodeURIComponent(roomId)}/attachments`;
-  const form = container.querySelector("form.composer");
   const strip = document.createElement("div");
   strip.className = "attachments";
   strip.dataset.testid = "attachments";

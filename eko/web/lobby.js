@@ -4,6 +4,7 @@
 //
 // mountLobby(container, ctx, roomId) -> unmount()
 
+import { mountAttachments } from "./attachments.js";
 import { renderChainBadges } from "./badges.js";
 import { clientId, el, ensureCss, errorText, label, registerLabels } from "./lobby_labels.js";
 import { createStatusBar } from "./statusbar.js";
@@ -71,6 +72,7 @@ export async function mountLobby(container, ctx, roomId) {
     el("button", "", label(ctx, "lobby.add"), { type: "submit", "data-testid": "lobby-add-member-submit" }),
   );
   root.append(header, list, notice, form, invite);
+  const unmountAttachments = mountAttachments(root, ctx, roomId, form);
 
   // `ok`: a confirmation, not in the error colour (#37).
   function say(text, { ok = false } = {}) {
@@ -282,6 +284,7 @@ export async function mountLobby(container, ctx, roomId) {
     clearTimeout(suggestTimer);
     unsubscribe();
     statusbar.destroy();
+    unmountAttachments();
   }
 
   await loadMembers();

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import httpx
 from playwright.sync_api import expect
 
 from tests.pdf_file import pdf_bytes
@@ -64,3 +65,30 @@ def test_an_unreadable_pdf_is_refused_in_the_pages_language(new_page: PageFactor
     expect(page.locator("[data-testid=attach]")).to_have_attribute(
         "aria-label", "Joindre un fichier (texte, Markdown ou PDF)"
     )
+
+
+def test_a_file_attached_in_a_lobby_is_shown_to_its_members(new_page: PageFactory) -> None:
+    eko = new_page.eko
+    created = httpx.post(
+        f"{eko.url}/v1/rooms",
+        json={"kind": "lobby", "name": "Atelier"},
+        headers={"Authorization": f"Bearer {eko.key}"},
+        timeout=10,
+    )
+    created.raise_for_status()
+    room_id = created.json()["id"]
+    page = new_page()
+    page.evaluate("id => { location.hash = `#/lobby/${id}`; }", room_id)
+    page.wait_for_selector(f"[data-testid=lobby][data-room-id='{room_id}'][data-ready=true]")
+    page.locator("[data-testid=lobby-composer] [data-testid=attach-input]").set_input_files(
+        {"name": "plan.md", "mimeType": "text/markdown", "buffer": b"# Plan\n\nPIECE-ATELIER."}
+    )
+    chips = page.locator("[data-testid=attachment-chip]")
+    expect(chips).to_have_count(1)
+    expect(chips.nth(0)).to_contain_text("plan.md")
+    listed = httpx.get(
+        f"{eko.url}/v1/rooms/{room_id}/attachments",
+        headers={"Authorization": f"Bearer {eko.key}"},
+        timeout=10,
+    ).json()
+    assert [a["filename"] for a in listed] == ["plan.md"]
