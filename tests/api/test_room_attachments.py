@@ -208,7 +208,7 @@ async def test_a_question_gets_the_attached_text_and_shared_scopes_still_count(
         enum = schema["$defs"]["OrchestratorPayload"]["properties"]["scopes_selected"]
         assert enum["items"]["enum"] == ["product"]
 
-        # Once the file is removed, the next turn no longer has it.
+        # Once the last file is removed, the room's scope goes and the next turn is as before.
         await h.client.delete(
             f"/v1/rooms/{room_id}/attachments/{pdf.json()['id']}", headers=headers
         )

@@ -3,8 +3,9 @@
 `add` checks the file (its kind, its size, its text: eko/chat/docs/extract.py), chunks and
 embeds the text before any transaction, then stores the chunks, their vectors and the
 attachment's row in one transaction: nothing is stored when any step fails. A file of the same
-name replaces the earlier one. The chat engine searches the scope on every turn of a room that
-has attachments (eko/chat/engine/guardrails.py, rule 8); nothing else may read it.
+name replaces the earlier one. The room's scope exists while the room has files (the last one
+removed drops it): the chat engine searches it on every turn of a room where it exists
+(eko/chat/engine/context_loader.py, guardrails.py rule 8); nothing else may read it.
 """
 
 from __future__ import annotations
@@ -119,6 +120,10 @@ class Attachments:
             if scope is not None:
                 await self._docs.delete_source(session, scope_id=scope.id, source=row.filename)
             await attachment_repo.delete_attachment(session, attachment=row)
+            await session.flush()
+            # The room's scope exists while the room has files (what the engine reads).
+            if not await attachment_repo.has_attachments(session, room_id=room_id):
+                await self._docs.drop_scope(session, name=room_scope(room_id))
         return True
 
     async def forget_room(self, session: AsyncSession, *, room_id: str) -> None:

@@ -20,11 +20,9 @@ from datetime import datetime
 from typing import Any
 
 import structlog
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from eko.chat.docs.attachments import ROOM_SCOPE_DESCRIPTION
-from eko.chat.docs.service import room_scope
 from eko.chat.engine.capabilities import AgentCatalog, CapabilityReport, compute_capabilities
 from eko.chat.engine.profile import REQUIRED_KEYS, DiscoveryGates
 from eko.chat.engine.quota import QuotaStatus
@@ -32,7 +30,6 @@ from eko.chat.pipeline import Turn
 from eko.config import Settings
 from eko.llm.caller_format import render_tool_calls
 from eko.memory.recent import RecentReader, RecentWindow, sender_names
-from eko.store import attachments as attachment_repo
 from eko.store import chat_profile
 from eko.store import messages as message_repo
 from eko.store.chat_models import DocScope, UserFact
@@ -263,13 +260,19 @@ class ContextLoader:
                     before_seq=turn.user_message.seq,
                 )
             history = await history_of(session, window, turn.user_message)
+            # The shared scopes, and the room's own (it exists while the room has files).
             scopes = await session.execute(
-                select(DocScope.name, DocScope.description)
-                .where(DocScope.room_id.is_(None))
+                select(DocScope.name, DocScope.description, DocScope.room_id)
+                .where(or_(DocScope.room_id.is_(None), DocScope.room_id == turn.room.id))
                 .order_by(DocScope.name)
             )
-            docs_scopes = [DocScopeInfo(name, description or "") for name, description in scopes]
-            attached = await attachment_repo.has_attachments(session, room_id=turn.room.id)
+            docs_scopes: list[DocScopeInfo] = []
+            own: DocScopeInfo | None = None
+            for name, description, room_id in scopes:
+                if room_id is None:
+                    docs_scopes.append(DocScopeInfo(name, description or ""))
+                else:
+                    own = DocScopeInfo(name, description or "")
         stored_settings = dict(user.settings or {})
         known = {fact.fact_key: fact.value for fact in facts}
         profile = {
@@ -305,9 +308,7 @@ class ContextLoader:
                 self._catalog, active_agents=agents, connected_services=services
             ),
             docs_scopes=docs_scopes,
-            room_scope=DocScopeInfo(room_scope(turn.room.id), ROOM_SCOPE_DESCRIPTION)
-            if attached
-            else None,
+            room_scope=own,
             last_assistant=last_assistant,
             recent=window,
         )
