@@ -1,7 +1,7 @@
 // The signed-in shell: the room list, routing by location hash, settings, search. Started by
-// app.js once a session exists. The conversation modules (chat, messages, markdown and its
-// sanitizer, code blocks...) are imported when the shell starts, after the room list's request
-// is sent: the list shows without waiting for them.
+// app.js once a session exists. Only the list's modules come with the page; the others (the
+// conversation: chat, messages, markdown and its sanitizer, code blocks...; the events stream,
+// search, settings) are imported once the room list is shown: the list does not wait for them.
 //
 // Contract with the lobby / status bar / badges / staff modules (their own files):
 //   lobby.js     mountLobby(container, ctx, roomId)          route #/lobby/<roomId>
@@ -21,50 +21,51 @@
 //     HTML, renderMessage(message) -> HTMLElement (the chat's message element),
 //     reportError(error)
 //   }
-//   (renderMarkdown and renderMessage work once the conversation modules are loaded: every
-//   view is mounted after they are.)
+//   (events, renderMarkdown and renderMessage are there once the views' modules are loaded:
+//   every view is mounted after that.)
 //   i18n.js exports registerTranslations({en: {...}, fr: {...}}) for their own labels.
 //
 // startShell(me, {api, apiStream, banner, reportError})
 
-import { createEvents } from "./events.js";
-import { focusMessage } from "./focus.js";
 import { getLang, setLang, t, translateTree } from "./i18n.js";
 import { createRoomList, roomHref } from "./rooms.js";
-import { createSearch } from "./search.js";
-import { createSettings } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 
-// The conversation modules, as one object.
-async function loadConversation() {
-  const [chat, instructions, markdown, messages] = await Promise.all([
+// What the views need and the list does not: the conversation modules, the events stream,
+// focus, search and settings, as one object.
+async function loadViews() {
+  const modules = await Promise.all([
     import("./chat.js"),
     import("./instructions.js"),
     import("./markdown.js"),
     import("./messages.js"),
+    import("./events.js"),
+    import("./focus.js"),
+    import("./search.js"),
+    import("./settings.js"),
   ]);
-  return { ...chat, ...instructions, ...markdown, ...messages };
+  return Object.assign({}, ...modules);
 }
 
 export function startShell(me, { api, apiStream, banner, reportError }) {
-  let conversation = null; // the loaded conversation modules
+  let views = null; // the loaded modules of loadViews()
   const ctx = {
     api,
     apiStream,
     t,
     lang: getLang(),
     me,
-    events: createEvents(api),
-    renderMarkdown: (text) => conversation.renderMarkdown(text),
-    renderMessage: (message) => conversation.createMessageElement(message, ctx),
+    events: null, // set with the views, before any is mounted
+    renderMarkdown: (text) => views.renderMarkdown(text),
+    renderMessage: (message) => views.createMessageElement(message, ctx),
     reportError,
     chainBadges: null,
   };
   const serverLang = me.settings?.language;
   if (serverLang && !localStorage.getItem("eko.lang")) applyLang(ctx, serverLang, false);
 
-  let store = null; // the chat's per-room state, once the conversation modules are loaded
+  let store = null; // the chat's per-room state, once the views are loaded
   const rooms = createRoomList($("room-list"), ctx, {
     onDeleted: (id) => {
       store?.forget(id);
@@ -72,36 +73,43 @@ export function startShell(me, { api, apiStream, banner, reportError }) {
       else route();
     },
   });
-  // The list's request goes first; the conversation modules load meanwhile.
+  // The list first (its request was preloaded with the page), then the other modules: fetched
+  // and compiled earlier, they would hold the list back (the browser opens six connections to
+  // a server: every request more on the way is a wait more).
   const listed = rooms.reload();
-  const ready = loadConversation().then((modules) => {
-    conversation = modules;
+  const afterList = listed.catch(() => {}); // a failed list still opens a view
+  let settings = null;
+  const ready = afterList.then(loadViews).then((modules) => {
+    views = modules;
+    ctx.events = modules.createEvents(api);
     store = modules.createChatStore(ctx, {
       onStored: (roomId, first) => {
         if (first) rooms.reload().catch(reportError); // its title is its first message now
       },
       onSource: (source) => banner.answer(source),
     });
+    settings = modules.createSettings($("settings-dialog"), ctx, {
+      onSaved: (updated) => {
+        ctx.me = updated;
+        $("me-name").textContent = updated.display_name;
+        applyLang(ctx, updated.settings?.language || ctx.lang, true);
+        rooms.render();
+        route();
+      },
+    });
+    modules.createSearch($("search"), $("search-results"), $("room-list"), ctx);
   });
-  import("./badges.js")
+  afterList
+    .then(() => import("./badges.js"))
     .then((module) => (ctx.chainBadges = module.renderChainBadges))
     .catch(() => {});
-
-  const settings = createSettings($("settings-dialog"), ctx, {
-    onSaved: (updated) => {
-      ctx.me = updated;
-      $("me-name").textContent = updated.display_name;
-      applyLang(ctx, updated.settings?.language || ctx.lang, true);
-      rooms.render();
-      route();
-    },
-  });
-
-  createSearch($("search"), $("search-results"), $("room-list"), ctx);
 
   let cleanup = null;
   let unfocus = null;
   let routing = 0; // the latest route() call: an earlier one still waiting gives way
+  // Until a view is first shown, a route is the page's own (the first room opened by itself):
+  // it leaves the list as the person may have opened it meanwhile (on a phone).
+  let opening = true;
   async function route() {
     const turn = ++routing;
     try {
@@ -117,13 +125,14 @@ export function startShell(me, { api, apiStream, banner, reportError }) {
     unfocus?.();
     const { view, id, focus } = currentRoute();
     // #/chat/<room>/<message>: opened at that message (a search result).
-    unfocus = focus && (view === "chat" || view === "lobby") ? focusMessage($("view"), focus) : null;
+    unfocus =
+      focus && (view === "chat" || view === "lobby") ? views.focusMessage($("view"), focus) : null;
     const container = $("view");
-    closeRoomsOnPhone();
+    if (!opening) closeRoomsOnPhone();
     if (view === "chat" && id) {
       rooms.setActive(id);
-      const unmountChat = conversation.mountChat(container, ctx, store, id);
-      const unmountInstructions = conversation.mountInstructions(container, ctx, id);
+      const unmountChat = views.mountChat(container, ctx, store, id);
+      const unmountInstructions = views.mountInstructions(container, ctx, id);
       cleanup = () => {
         unmountInstructions();
         unmountChat();
@@ -137,11 +146,11 @@ export function startShell(me, { api, apiStream, banner, reportError }) {
     } else if (view === "staff" && ["guard", "memory", "jobs"].includes(id) && me.role === "staff") {
       rooms.setActive(null);
       cleanup = await mountModule(container, "./staff.js", (m) => m.mountStaff(container, ctx, id));
-    } else {
-      const first = rooms.rooms()[0];
-      if (first) location.replace(roomHref(first));
-      else showMessage(container, t("chat.pick"));
-    }
+    } else if (rooms.rooms().length) {
+      location.replace(roomHref(rooms.rooms()[0])); // routes again: still the page's opening
+      return;
+    } else showMessage(container, t("chat.pick"));
+    opening = false;
   }
 
   async function mountModule(container, path, mount) {
@@ -171,7 +180,9 @@ export function startShell(me, { api, apiStream, banner, reportError }) {
       }
     });
   }
-  $("settings-open").addEventListener("click", () => settings.open());
+  $("settings-open").addEventListener("click", () => {
+    ready.then(() => settings.open(), reportError);
+  });
   $("rooms-toggle").addEventListener("click", () => {
     const open = !document.body.classList.contains("rooms-open");
     document.body.classList.toggle("rooms-open", open);
