@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 import httpx
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
@@ -28,7 +28,7 @@ from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, SIGNIN_NAME, SIGNIN_PASS
 from tests.web.scripted_model import said
 
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "img"
-VIEWPORT = {"width": 1280, "height": 800}
+VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
 # Earlier conversations, listed under the one shown (their first message is their title).
 OTHER_ROOMS = (
     "Plan a three-day trip to Lisbon in May",
