@@ -13,7 +13,7 @@ const $ = (id) => document.getElementById(id);
 const banner = createBanner($("banner"), t);
 // The session's CSRF token (the session itself is an HttpOnly cookie the page cannot read).
 let csrf = null;
-const { api, apiStream } = makeApi(() => csrf, { onNetwork: (ok) => banner.network(ok) });
+const { api, apiStream, close } = makeApi(() => csrf, { onNetwork: (ok) => banner.network(ok) });
 
 function reportError(error) {
   if (error?.name === "AbortError") return;
@@ -43,8 +43,10 @@ const signin = createSignin(api, {
 });
 
 $("signout").addEventListener("click", async () => {
+  close(); // the views' requests stop first: once the session ends they would get 401s
+  banner.stop();
   try {
-    await api("/v1/auth/signout", { method: "POST" });
+    await api("/v1/auth/signout", { method: "POST", afterClose: true });
   } catch (error) {
     if (error?.status !== 401) console.warn("eko:", error);
   }
