@@ -6,11 +6,9 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 import structlog
 from fastapi import FastAPI
-from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from eko import __version__
@@ -36,6 +34,7 @@ from eko.api.routers import (
     message_edit,
     openai_compat,
     openai_embeddings,
+    page,
     reflection,
     replies,
     room_attachments,
@@ -52,7 +51,6 @@ from eko.config import Settings
 from eko.store.migrate import upgrade
 from eko.wiring import Services, build_services
 
-WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 log = structlog.get_logger("eko.api")
 
 
@@ -132,11 +130,9 @@ def create_app(
     app.include_router(invitations.router)
     app.include_router(api_keys.router)
     install_docs(app)  # before /static: it mounts /static/docs
-    app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+    app.mount("/static", StaticFiles(directory=page.WEB_DIR), name="static")
 
-    @app.get("/", include_in_schema=False)
-    async def index() -> FileResponse:
-        return FileResponse(WEB_DIR / "index.html")
+    app.include_router(page.router)  # GET /: the web page
 
     app.add_middleware(NulInUrlMiddleware)
     app.add_middleware(

@@ -30,18 +30,28 @@ export function newId() {
 
 const SAFE_METHODS = ["GET", "HEAD", "OPTIONS"];
 
-// makeApi(getCsrf, {onNetwork(ok)}) -> {api, apiStream}
+// makeApi(getCsrf, {onNetwork(ok)}) -> {api, apiStream, close}
 // The page is signed in by its HttpOnly session cookie (sent by the browser); every write
 // carries the session's CSRF token in X-CSRF-Token, which the server checks.
+// close(): the page signs out. The requests in flight are aborted and later ones refused, with
+// an AbortError (which callers ignore): none of the views' requests is answered 401 once the
+// session ends. A call with {afterClose: true} (the sign-out itself) still goes.
 export function makeApi(getCsrf, { onNetwork = () => {} } = {}) {
+  const closed = new AbortController();
   function headers(method, extra = {}) {
     const csrf = getCsrf();
     const write = !SAFE_METHODS.includes((method || "GET").toUpperCase());
     return { ...(write && csrf ? { "X-CSRF-Token": csrf } : {}), ...extra };
   }
 
-  async function send(path, options = {}) {
+  async function send(path, { afterClose = false, ...options } = {}) {
+    if (closed.signal.aborted && !afterClose) {
+      throw new DOMException("The page is signing out.", "AbortError");
+    }
     const init = { ...options, headers: headers(options.method, options.headers) };
+    if (!afterClose) {
+      init.signal = options.signal ? AbortSignal.any([options.signal, closed.signal]) : closed.signal;
+    }
     if (options.json !== undefined) {
       init.body = JSON.stringify(options.json);
       init.headers["Content-Type"] = "application/json";
@@ -106,7 +116,7 @@ export function makeApi(getCsrf, { onNetwork = () => {} } = {}) {
     }
   }
 
-  return { api, apiStream };
+  return { api, apiStream, close: () => closed.abort() };
 }
 
 function dispatch(frame, handlers) {

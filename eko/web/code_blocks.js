@@ -1,5 +1,6 @@
 // Code blocks of a reply: a copy button on each, and syntax highlighting once the reply is
-// finished (highlight.js, vendored: vendor/README.md, loaded the first time it is needed).
+// finished (highlight.js and its stylesheet, vendored: vendor/README.md, loaded the first time
+// a code block is highlighted, never with the page).
 // The highlighted HTML is sanitized again (spans with classes only) before it is shown.
 //
 // enhanceCodeBlocks(body, ctx, {highlight, copy})
@@ -16,7 +17,13 @@ const HIGHLIGHTED = { ALLOWED_TAGS: ["span"], ALLOWED_ATTR: ["class"] };
 let highlighter = null;
 
 function loadHighlighter() {
-  highlighter ??= import("./vendor/highlight.min.js").then((module) => module.default);
+  if (!highlighter) {
+    const theme = document.createElement("link");
+    theme.rel = "stylesheet";
+    theme.href = "/static/vendor/highlight-github-dark.min.css";
+    document.head.append(theme);
+    highlighter = import("./vendor/highlight.min.js").then((module) => module.default);
+  }
   return highlighter;
 }
 

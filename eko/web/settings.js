@@ -1,8 +1,7 @@
 // The settings dialog: display name, language, plan (pro / free quota), staff role, and one's
-// API keys for programs (keys.js).
+// API keys for programs (keys.js, loaded when the dialog first opens).
 
 import { LANGUAGES } from "./i18n.js";
-import { mountKeys } from "./keys.js";
 
 export function createSettings(dialog, ctx, { onSaved }) {
   const form = dialog.querySelector("form");
@@ -33,8 +32,16 @@ export function createSettings(dialog, ctx, { onSaved }) {
     if (me.role === "staff") parts.push(ctx.t("settings.staff"));
     plan.textContent = parts.join(" · ");
     status.textContent = "";
-    if (keys) keys.reload();
-    else keys = mountKeys(dialog.querySelector("#settings-keys"), ctx, "/v1/me/keys");
+    if (keys) keys.then((mounted) => mounted.reload()).catch(ctx.reportError);
+    else {
+      keys = import("./keys.js").then(({ mountKeys }) =>
+        mountKeys(dialog.querySelector("#settings-keys"), ctx, "/v1/me/keys"),
+      );
+      keys.catch((error) => {
+        keys = null;
+        ctx.reportError(error);
+      });
+    }
     dialog.showModal();
   }
 

@@ -48,7 +48,7 @@ SCREENSHOTS = Path(__file__).parent / "screenshots"
 # The machine running the suite may be busy: waits (actions and `expect`) get 10 s, not 5 s.
 TIMEOUT_MS = 10_000
 expect.set_options(timeout=TIMEOUT_MS)
-# The sign-in form and the signed-in shell, as the page marks them (eko/web/signin.js, app.js).
+# The sign-in form and the signed-in shell, as the page marks them (eko/web/signin.js, shell.js).
 SIGNIN_NAME = "[data-testid=signin-name]"
 SIGNIN_PASSWORD = "[data-testid=signin-password]"
 SIGNIN_SUBMIT = "[data-testid=signin-submit]"

@@ -1,0 +1,72 @@
+"""What the page loads first (issue #37, page load): a signed-out visit fetches only what the
+sign-in form needs; a signed-in one asks for its session and its room list once each (the
+preloads are used, not fetched twice), shows the list, then loads the conversation modules and
+opens the room; highlight.js comes only with a code block. Timings: tests/web/
+measure_load.py."""
+
+from __future__ import annotations
+
+from playwright.sync_api import ConsoleMessage, Page, Request, expect
+
+from tests.web.conftest import SIGNED_IN, SIGNIN_NAME, PageFactory
+from tests.web.test_chat_page import new_conversation, send
+
+# The conversation's modules and libraries: not needed before a room is shown.
+CONVERSATION = ("chat.js", "messages.js", "markdown.js", "marked.esm.js", "purify.es.mjs")
+HIGHLIGHT = ("highlight.min.js", "highlight-github-dark.min.css")
+
+
+def record(page: Page) -> tuple[list[str], list[str]]:
+    """Paths the page requests (from now on) and its console warnings."""
+    paths: list[str] = []
+    warnings: list[str] = []
+
+    def on_request(request: Request) -> None:
+        paths.append(request.url.split("//", 1)[1].split("/", 1)[1])
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "warning":
+            warnings.append(message.text)
+
+    page.on("request", on_request)
+    page.on("console", on_console)
+    return paths, warnings
+
+
+def loaded(paths: list[str], names: tuple[str, ...]) -> list[str]:
+    return [p for p in paths if p.rsplit("/", 1)[-1] in names]
+
+
+def test_signed_out_the_page_loads_only_the_sign_in(new_page: PageFactory) -> None:
+    page = new_page(sign_in=False)
+    paths, warnings = record(page)
+    page.reload()
+    expect(page.locator(SIGNIN_NAME)).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert "static/signin.js" in paths
+    assert paths.count("v1/auth/session") == 1  # the preload, used
+    assert loaded(paths, CONVERSATION + HIGHLIGHT) == []
+    assert [p for p in paths if p.startswith("v1/") and p != "v1/auth/session"] == []
+    assert [w for w in warnings if "preload" in w] == []
+
+
+def test_signed_in_the_list_then_the_conversation(new_page: PageFactory) -> None:
+    page = new_page()
+    new_conversation(page)  # the reload opens it again (its address)
+    send(page, "Bonjour")
+    reply = page.locator(".messages [data-role=assistant][data-state=done]")
+    expect(reply).to_have_count(1, timeout=15_000)
+    paths, warnings = record(page)
+    page.reload()
+    expect(page.locator(SIGNED_IN)).to_be_visible()
+    expect(reply).to_have_count(1)
+    expect(page.locator(".messages [data-role=user] .msg-body")).to_have_text("Bonjour")
+    page.wait_for_load_state("networkidle")
+    # Each asked once: the session and the list were preloaded and the page used the answers.
+    assert paths.count("v1/auth/session") == 1
+    assert paths.count("v1/rooms") == 1
+    # The conversation's modules are asked for after the list (not preloaded with the page).
+    assert loaded(paths, CONVERSATION)
+    assert min(paths.index(p) for p in loaded(paths, CONVERSATION)) > paths.index("v1/rooms")
+    assert loaded(paths, HIGHLIGHT) == []  # no code block in this room
+    assert [w for w in warnings if "preload" in w] == []
