@@ -25,16 +25,26 @@ BACKENDS = ["sqlite", "postgres"]
 T = TypeVar("T")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Two test workers share the machine's cores: llama.cpp's threads busy-wait at every step,
+    so the bundled model on 2 threads beside a busy worker ran ~2x slower than on 1 (48 tokens:
+    9.4-10.4 s against 5.3-5.6 s with one core taken). Servers the tests start inherit it."""
+    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+        os.environ.setdefault("EKO_LOCAL_THREADS", "1")
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Groups for `pytest -n 2 --dist loadgroup` (scripts/test): a file's tests stay together
-    (they share module fixtures: a live server, a measured load run), and every slow test
-    that is not a browser test (the bundled model, a real embedder, several server processes)
-    shares one group, so two of them never compete for the machine's two cores."""
+    (they share module fixtures: a live server, a measured load run); the slow tests that are
+    not browser tests form two groups, one per kind of load, so two tests that each run the
+    bundled model, or two that each start several processes, never run side by side: "model"
+    (the bundled model or embedder, one core each, see above) and "processes" (several servers
+    or job workers at once)."""
     root = Path(__file__).parent
     for item in items:
         if item.get_closest_marker("slow") and not item.get_closest_marker("browser"):
-            group = "heavy"
+            group = "processes" if item.get_closest_marker("processes") else "model"
         else:
             group = Path(item.path).relative_to(root).as_posix()
         item.add_marker(pytest.mark.xdist_group(group))

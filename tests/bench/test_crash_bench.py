@@ -18,7 +18,7 @@ from eko_bench.crash import CrashOptions, RoundResult, run_backend
 from eko_bench.crash.audit import RoundCounts
 from tests.conftest import run_isolated
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 MESSAGES = 10
 OPTIONS = CrashOptions(rounds=1, messages=MESSAGES, users=3, seed=3, settle_s=40.0)

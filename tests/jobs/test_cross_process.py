@@ -37,7 +37,7 @@ from eko_bench.load.fake_upstream import FakeUpstream
 from eko_bench.load.processes import ServerProcess, free_port, raise_open_files_limit
 from tests.jobs.conftest import empty_procrastinate
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 
 @dataclass

@@ -35,7 +35,7 @@ from tests.jobs.restartable_pg import restartable_postgres
 from tests.jobs.test_cross_process import Cluster, cluster, new_room, pro_user
 from tests.pg import create_database
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 EXTRACT = "after_reply.memory.extract"
 

@@ -37,7 +37,7 @@ from eko_bench.load.schema_instance import minimal_instance
 from tests.jobs.conftest import empty_procrastinate
 from tests.jobs.test_cross_process import cluster, new_room, pro_user
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 SECRET = "Zanzibar-7781"  # A's: must never reach B
 B_MARK = "Quokka-4410"  # B's: finds the prompts made for B

@@ -22,7 +22,7 @@ from eko_bench.load.scenarios import FALLBACK, ScenarioResult
 from eko_bench.load.stack import LoadOptions, run_backend
 from tests.conftest import run_isolated
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 OPTIONS = LoadOptions(
     latency_s=0.3,

@@ -11,7 +11,7 @@ from eko_bench.load.stack import LoadOptions
 from eko_bench.load.steady_report import steady_table
 from eko_bench.load.steady_stack import run_steady, worker_counts
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 OPTIONS = LoadOptions(
     latency_s=0.2,
