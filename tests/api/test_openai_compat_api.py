@@ -365,7 +365,8 @@ def test_embeddings_from_the_configured_embedder(database_url: str) -> None:
             api.embeddings.create(model="hash-384", input=["x", " "])
         with pytest.raises(openai.AuthenticationError):
             client(eko, key="eko_wrong").embeddings.create(model="hash-384", input="x")
-        document = httpx.get(f"{eko.url}/openapi.json").json()
+        # The whole schema is built on first request: seconds on a busy machine.
+        document = httpx.get(f"{eko.url}/openapi.json", timeout=60).json()
         operation = document["paths"]["/v1/embeddings"]["post"]
         assert "requestBody" in operation and "200" in operation["responses"]
 

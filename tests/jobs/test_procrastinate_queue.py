@@ -141,7 +141,9 @@ async def test_a_failing_job_retries_with_backoff_then_fails_and_can_be_retried(
     recorder = Recorder(failures_left=2)
     registry = JobRegistry()
     registry.register(
-        JobDefinition("test.record", recorder, max_attempts=2, backoff=Backoff(0.3, 60))
+        # A retry 3 s later: with 0.3 s, a drain slowed by a busy machine reached the retry
+        # itself and the job was already failed at the first look.
+        JobDefinition("test.record", recorder, max_attempts=2, backoff=Backoff(3.0, 60))
     )
     queue = make_queue(pg, registry)
     try:
@@ -150,7 +152,7 @@ async def test_a_failing_job_retries_with_backoff_then_fails_and_can_be_retried(
         await queue.drain()
         job = await queue.get(job_id)
         assert job is not None and (job.status, job.attempts) == ("queued", 1)
-        await asyncio.sleep(0.4)
+        await asyncio.sleep(3.2)
         await queue.drain()
         job = await queue.get(job_id)
         assert job is not None and job.status == "failed"
