@@ -142,13 +142,19 @@ export function startShell(me, { api, apiStream, banner, reportError }) {
       };
     } else if (view === "lobby" && id) {
       rooms.setActive(id);
-      cleanup = await mountModule(container, "./lobby.js", (m) => m.mountLobby(container, ctx, id));
+      const mount = (m) => m.mountLobby(container, ctx, id);
+      const mounted = await mountModule(container, "./lobby.js", mount, turn);
+      if (turn === routing) cleanup = mounted;
     } else if (view === "staff" && id === "users" && me.role === "staff") {
       rooms.setActive(null);
-      cleanup = await mountModule(container, "./users_page.js", (m) => m.mountUsers(container, ctx));
+      const mount = (m) => m.mountUsers(container, ctx);
+      const mounted = await mountModule(container, "./users_page.js", mount, turn);
+      if (turn === routing) cleanup = mounted;
     } else if (view === "staff" && ["guard", "memory", "jobs"].includes(id) && me.role === "staff") {
       rooms.setActive(null);
-      cleanup = await mountModule(container, "./staff.js", (m) => m.mountStaff(container, ctx, id));
+      const mount = (m) => m.mountStaff(container, ctx, id);
+      const mounted = await mountModule(container, "./staff.js", mount, turn);
+      if (turn === routing) cleanup = mounted;
     } else if (rooms.rooms().length) {
       location.replace(roomHref(rooms.rooms()[0])); // routes again: still the page's opening
       return;
@@ -156,13 +162,24 @@ export function startShell(me, { api, apiStream, banner, reportError }) {
     opening = false;
   }
 
-  async function mountModule(container, path, mount) {
+  // A view in its own module is mounted once the module has loaded, and by then a newer route
+  // may have shown another view (a click on "New conversation" while the lobby's module was
+  // still on its way): the older route then leaves the view to the newer one.
+  async function mountModule(container, path, mount, turn) {
     container.replaceChildren();
     container.className = "view";
     try {
       const module = await import(path);
+      if (turn !== routing) return null;
       const unmount = await mount(module);
-      return typeof unmount === "function" ? unmount : null;
+      const stop = typeof unmount === "function" ? unmount : null;
+      if (turn !== routing) {
+        // A newer route came while this view was mounting: undo it, show the newest again.
+        stop?.();
+        route();
+        return null;
+      }
+      return stop;
     } catch (error) {
       reportError(error);
       showMessage(container, t("view.missing"));

@@ -6,10 +6,10 @@ measure_load.py."""
 
 from __future__ import annotations
 
-from playwright.sync_api import ConsoleMessage, Page, Request, expect
+from playwright.sync_api import ConsoleMessage, Page, Request, Route, expect
 
 from tests.web.conftest import SIGNED_IN, SIGNIN_NAME, PageFactory
-from tests.web.test_chat_page import new_conversation, send
+from tests.web.test_chat_page import COMPOSER, new_conversation, send
 
 # The conversation's modules and libraries: not needed before a room is shown.
 CONVERSATION = ("chat.js", "messages.js", "markdown.js", "marked.esm.js", "purify.es.mjs")
@@ -70,3 +70,31 @@ def test_signed_in_the_list_then_the_conversation(new_page: PageFactory) -> None
     assert min(paths.index(p) for p in loaded(paths, CONVERSATION)) > paths.index("v1/rooms")
     assert loaded(paths, HIGHLIGHT) == []  # no code block in this room
     assert [w for w in warnings if "preload" in w] == []
+
+
+def test_a_view_still_loading_never_replaces_a_newer_one(new_page: PageFactory) -> None:
+    """The page opens a lobby whose module is slow to come; "New conversation" clicked
+    meanwhile shows the conversation, and the lobby's module, once it arrives, leaves it there
+    (it used to replace it: the composer was gone, the address said the new conversation)."""
+    page = new_page()
+    page.click("#new-lobby")
+    expect(page.locator("[data-testid=lobby]")).to_be_visible()
+    held: list[Route] = []
+    page.route(
+        "**/static/lobby.js", lambda route: held.append(route)
+    )  # answered only when the test says so
+    page.reload()  # opens the lobby again: its address
+    for _ in range(200):  # bounded: until the page asks for the lobby's module
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the page never asked for the lobby's module"
+    new_conversation(page)
+    for route in held:
+        route.continue_()
+    # The lobby's module has arrived and run: the older route had its chance to mount.
+    page.evaluate(
+        "() => import('/static/lobby.js').then(() => new Promise((r) => setTimeout(r, 300)))"
+    )
+    expect(page.locator(COMPOSER)).to_be_visible()
+    expect(page.locator("[data-testid=lobby]")).to_have_count(0)
