@@ -9,8 +9,8 @@ from __future__ import annotations
 from sqlalchemy import or_, select, update
 
 from eko.store.db import Database
-from eko.store.message_versions import archive_current, set_content
-from eko.store.models import Message, Room, User, utcnow
+from eko.store.message_versions import archive_current, locked_message, set_content
+from eko.store.models import Message, User, utcnow
 
 
 class NotEditable(ValueError):
@@ -21,17 +21,10 @@ async def edit_user_message(database: Database, *, message_id: str, content: str
     """Store `content` as the new version of user message `message_id` (one transaction, the
     sender's free quota counted). Raises NotEditable when a message other than its own reply
     follows it. Its metadata gains `version` (2, 3, …) and `edited_at`."""
-    async with database.session() as probe:
-        current = await probe.get(Message, message_id)
-        if current is None or current.role != "user":
-            raise NotEditable(message_id)
-        room_id = current.room_id
-    async with database.keyed_locks.hold(f"room-append:{room_id}"), database.session() as session:
-        if database.dialect == "postgresql":
-            await session.execute(select(Room.id).where(Room.id == room_id).with_for_update())
-        message = await session.get(Message, message_id, with_for_update=True)
-        if message is None:
-            raise NotEditable(message_id)
+    async with locked_message(
+        database, message_id, accept=lambda m: m.role == "user", refused=NotEditable
+    ) as (session, message):
+        room_id = message.room_id
         later = await session.scalar(
             select(Message.id)
             .where(

@@ -7,7 +7,8 @@ messages after it move by the difference (the room's running character count sta
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -36,17 +37,12 @@ async def replace_with_new_version(
     """Archive the reply's current version and store the new one in its place (one transaction).
 
     The new version's metadata gains `version` (2, 3, …) and `regenerated_at`."""
-    async with database.session() as probe:
-        current = await probe.get(Message, message_id)
-        if current is None or current.role != "assistant" or current.reply_to_id is None:
-            raise NotAReply(message_id)
-        room_id = current.room_id
-    async with database.keyed_locks.hold(f"room-append:{room_id}"), database.session() as session:
-        if database.dialect == "postgresql":
-            await session.execute(select(Room.id).where(Room.id == room_id).with_for_update())
-        message = await session.get(Message, message_id, with_for_update=True)
-        if message is None:
-            raise NotAReply(message_id)
+    async with locked_message(
+        database,
+        message_id,
+        accept=lambda m: m.role == "assistant" and m.reply_to_id is not None,
+        refused=NotAReply,
+    ) as (session, message):
         now = utcnow()
         version = await archive_current(session, message, now=now)
         message.type = type
@@ -56,6 +52,31 @@ async def replace_with_new_version(
         await set_content(session, message, content)
         await session.refresh(message)
         return message
+
+
+@asynccontextmanager
+async def locked_message(
+    database: Database,
+    message_id: str,
+    *,
+    accept: Callable[[Message], bool],
+    refused: Callable[[str], Exception],
+) -> AsyncIterator[tuple[AsyncSession, Message]]:
+    """A session holding the message's room append lock (and, on PostgreSQL, the room's row)
+    and the message's own row, for a change of one stored message in place. Raises
+    `refused(message_id)` when the message does not exist or `accept` refuses it."""
+    async with database.session() as probe:
+        current = await probe.get(Message, message_id)
+        if current is None or not accept(current):
+            raise refused(message_id)
+        room_id = current.room_id
+    async with database.keyed_locks.hold(f"room-append:{room_id}"), database.session() as session:
+        if database.dialect == "postgresql":
+            await session.execute(select(Room.id).where(Room.id == room_id).with_for_update())
+        message = await session.get(Message, message_id, with_for_update=True)
+        if message is None:
+            raise refused(message_id)
+        yield session, message
 
 
 async def archive_current(session: AsyncSession, message: Message, *, now: datetime) -> int:
