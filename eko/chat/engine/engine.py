@@ -277,7 +277,7 @@ class ChatEngine:
         log.info("chat.discovery.complete", reason=reason)
 
     def _log_summary(self, turn: Turn, ctx: ChatContext) -> None:
-        log.info(
+        log.debug(
             "chat.ctx.summary",
             message_id=turn.user_message.id,
             history_count=len(ctx.history),

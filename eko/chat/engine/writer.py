@@ -229,7 +229,7 @@ class ResponseWriter:
         sections = self.sections(inputs)
         docs = next((s for s in sections if s.title == DOCS_SECTION_TITLE), None)
         if docs is not None:
-            log.info("chat.response_writer.docs_chunks", preview=docs.text[:160])
+            log.debug("chat.response_writer.docs_chunks", preview=docs.text[:160])
         log.info(
             "chat.response_writer.call",
             has_docs=docs is not None,
