@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from eko.llm.providers import LocalLlamaProvider
+from tests.llama_threads import llama_threads
 from tests.llm.test_llm_slow import default_gguf  # noqa: F401
 
 from .live_server import running_eko
@@ -22,7 +23,7 @@ def test_two_people_at_once_on_the_bundled_model(
     default_gguf: Path,  # noqa: F811
 ) -> None:
     local = LocalLlamaProvider(
-        default_gguf, name="local", n_ctx=2048, max_prompt_tokens=1280, n_threads=2
+        default_gguf, name="local", n_ctx=2048, max_prompt_tokens=1280, n_threads=llama_threads()
     )
     # Generous limits for the calls themselves: on a shared 2-core machine one generation can
     # take minutes; what is tested is the wait in line, which never counts against them.

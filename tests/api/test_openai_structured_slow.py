@@ -15,6 +15,7 @@ from eko.llm.errors import InvalidOutput
 from eko.llm.providers import FunctionModel, LocalLlamaProvider, resolve_default_model_path
 from eko.llm.types import ProviderRequest
 from tests.chat.helpers import orchestrator_json
+from tests.llama_threads import llama_threads
 
 from .live_server import running_eko
 
@@ -57,7 +58,7 @@ def router_only() -> FunctionModel:
 
 @pytest.mark.parametrize("backend", ["sqlite"])
 def test_the_local_model_gives_json_of_the_schema_and_a_tool_call(database_url: str) -> None:
-    local = LocalLlamaProvider(resolve_default_model_path(), n_ctx=4096, n_threads=2)
+    local = LocalLlamaProvider(resolve_default_model_path(), n_ctx=4096, n_threads=llama_threads())
     # Generous bounds: CI shares 2 cores; this test checks the path and the JSON, not speed.
     with running_eko(
         database_url,

@@ -14,6 +14,7 @@ from eko.llm.errors import InvalidOutput
 from eko.llm.providers import FunctionModel, LocalLlamaProvider, OpenAICompatProvider
 from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse
 from tests.chat.helpers import orchestrator_json
+from tests.llama_threads import llama_threads
 from tests.llm.test_llm_slow import gemma_gguf, llama_server  # noqa: F401
 
 from .live_server import running_eko
@@ -71,7 +72,7 @@ def test_openai_client_against_eko_served_by_llama_cpp(
 
 
 async def test_the_local_model_streams_its_tokens(gemma_gguf: Path) -> None:  # noqa: F811
-    provider = LocalLlamaProvider(gemma_gguf, n_ctx=512, n_threads=2)
+    provider = LocalLlamaProvider(gemma_gguf, n_ctx=512, n_threads=llama_threads())
     request = ProviderRequest(
         messages=(
             ChatMessage("system", "Tu es Eko, un assistant bref."),

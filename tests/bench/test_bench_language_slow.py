@@ -41,6 +41,9 @@ async def test_the_bench_scores_the_bundled_models_replies(tmp_path: Path) -> No
         chat_message_deadline_s=1800,
         memory_extract_enabled=False,
         summaries_enabled=False,
+        # Enough words to read the reply's language and what it claims; a longer reply only
+        # costs CI minutes (the default is 200 tokens).
+        llm_max_tokens=64,
     )
     output = io.StringIO()
     (result,) = await run(

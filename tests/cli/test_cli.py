@@ -64,7 +64,11 @@ def test_invalid_config_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_pa
 # and one real-model run per backend would double the slowest part of CI.
 @pytest.mark.parametrize("backend", ["sqlite"])
 @pytest.mark.slow
-def test_chat_in_a_terminal_with_the_bundled_model(eko_env: str) -> None:
+def test_chat_in_a_terminal_with_the_bundled_model(
+    eko_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A short reply is enough to see one; the default 200 tokens only cost CI minutes.
+    monkeypatch.setenv("EKO_LLM_MAX_TOKENS", "48")
     result = runner.invoke(app, ["chat", "--user", "Zoé"], input="Bonjour Eko\n/quit\n")
     assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if line.startswith("eko>")]

@@ -26,6 +26,7 @@ from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage, ProviderRequest
 from eko.prompts.library import PromptLibrary
 from eko.prompts.templates import fill
+from tests.llama_threads import llama_threads
 
 from .conftest import free_port
 
@@ -62,7 +63,7 @@ def gemma_gguf() -> Path:
 
 @pytest.fixture(scope="module")
 async def local_provider(default_gguf: Path) -> AsyncIterator[LocalLlamaProvider]:
-    provider = LocalLlamaProvider(default_gguf, n_ctx=1024, n_threads=2)
+    provider = LocalLlamaProvider(default_gguf, n_ctx=1024, n_threads=llama_threads())
     yield provider
     await provider.aclose()
 
@@ -87,7 +88,7 @@ def llama_server(gemma_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> 
                 "--n_ctx",
                 "1024",
                 "--n_threads",
-                "2",
+                str(llama_threads()),
             ],
             stdout=log_file,
             stderr=subprocess.STDOUT,

