@@ -196,3 +196,24 @@ async def test_a_missing_gptcache_is_a_printed_line_not_a_crash(
     text = console.export_text()
     assert "GPTCache peer skipped: gptcache is not installed" in text
     assert "mode balanced" in text and "GPTCache (" not in text
+
+
+@peer
+async def test_both_backends_print_the_peer_rows_made_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(guard_bench, "build_embedder", lambda settings: HashEmbedder())
+    console = Console(record=True, width=400)
+    await guard_bench.run(
+        settings=Settings(home=tmp_path / "home", _env_file=None),
+        console=console,
+        data=_data(tmp_path),
+        lookup=False,
+        backends=["sqlite", "postgres"],
+        wrong_out=tmp_path / "wrong.jsonl",
+    )
+    text = console.export_text()
+    assert text.count("GPTCache 0.1.44 peer") == 1
+    for backend in ("sqlite", "postgres"):
+        modes = text[text.index(f"Memory guard on {backend}: the shipped modes") :]
+        assert "GPTCache (SearchDistanceEvaluation, threshold 0.8, its default)" in modes

@@ -20,6 +20,10 @@ on new data). The "always serve the nearest" and "exact text only" baselines are
 the same pairs. The served pairs of the shipped modes that are labelled not-duplicate or
 answered by another question are written to `--wrong-out` (wrong_out.py) for reading.
 
+GPTCache as a peer (peer_gptcache.py): the same pairs and embedder vectors through GPTCache's
+own stores and evaluations, at its default threshold and at one chosen on dev; its rows join
+the modes table (skipped with a printed line when gptcache is not installed).
+
 Judge (`--judge`): grey-band candidates of the test split sent to the configured chat model
 (judged.py); its verdicts replayed as the judge mode.
 

@@ -52,13 +52,13 @@ def unavailable() -> str | None:
     """Why the peer cannot run here, or None. faiss is checked before GPTCache's faiss store
     is imported: GPTCache would otherwise try to pip-install it at run time."""
     try:
-        import gptcache  # noqa: F401
+        import gptcache
     except ImportError:
         return "gptcache is not installed (pip install -e ./bench)"
     if importlib.util.find_spec("faiss") is None:
         return "faiss is not installed (faiss-cpu; pip install -e ./bench)"
     try:
-        import gptcache.adapter.api  # noqa: F401
+        import gptcache.adapter.api
         import gptcache.manager.vector_data.faiss  # noqa: F401
     except Exception as exc:  # an import error of a third-party package: skip, never crash
         return f"gptcache does not import ({exc!r})"
