@@ -20,6 +20,10 @@ on new data). The "always serve the nearest" and "exact text only" baselines are
 the same pairs. The served pairs of the shipped modes that are labelled not-duplicate or
 answered by another question are written to `--wrong-out` (wrong_out.py) for reading.
 
+GPTCache as a peer (peer_gptcache.py): the same pairs and embedder vectors through GPTCache's
+own stores and evaluations, at its default threshold and at one chosen on dev; its rows join
+the modes table (skipped with a printed line when gptcache is not installed).
+
 Judge (`--judge`): grey-band candidates of the test split sent to the configured chat model
 (judged.py); its verdicts replayed as the judge mode.
 
@@ -53,8 +57,9 @@ from eko_bench.guard.backends import agreement_line, compare
 from eko_bench.guard.latency import BACKENDS, SIZES, run_lookup
 from eko_bench.guard.metrics import Config, figures, measured
 from eko_bench.guard.pairs import FR_PAIRS, CachedEmbedder, cache_path, load_known_wrong, load_pairs
+from eko_bench.guard.peer_gptcache import gptcache_rows
 from eko_bench.guard.quality import Asked, look_up_all
-from eko_bench.guard.report import run_report
+from eko_bench.guard.report import Row, run_report
 from eko_bench.guard.tables import grid_table, judge_table, language_table, modes_table
 from eko_bench.guard.wrong_out import DEFAULT_WRONG_OUT, write_wrong
 
@@ -118,6 +123,7 @@ async def _quality(
     }
     splits = ("dev", "test") if split == "all" else (split,)
     by_backend: dict[str, dict[str, list[Asked]]] = {}
+    peer: tuple[list[Row], str] | None = None  # GPTCache's rows, made once (peer_gptcache.py)
     wrong_out.parent.mkdir(parents=True, exist_ok=True)
     with wrong_out.open("w", encoding="utf-8") as wrong_file:
         for backend in backends:
@@ -128,6 +134,12 @@ async def _quality(
             asked, timings = await look_up_all(settings, cached, sets, backend)
             by_backend[backend] = asked
             report = run_report(asked, known_wrong, policies)
+            if peer is None:
+                peer = await gptcache_rows(
+                    asked, cached, report, known_wrong, default_mode=settings.guard_mode
+                )
+                console.print(f"[dim]{peer[1]}[/dim]")
+            report.baselines.extend(peer[0])
             for name in asked:
                 console.print(grid_table(report, name, splits, backend))
             console.print(modes_table(report, splits, backend))

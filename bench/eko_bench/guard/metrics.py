@@ -167,13 +167,16 @@ def figures(
     *,
     known_wrong: frozenset[tuple[str, str]],
     clean_labels: bool = False,
+    serve: Callable[[Asked], str | None] | None = None,
 ) -> Figures:
+    """`serve`: what answered each question, for a peer measured outside the replay (the
+    GPTCache rows, peer_gptcache.py); None replays `config`."""
     out = Figures(config.label)
     for item in asked:
         out.asked += 1
         out.positives += item.pair.label == 1
         out.negatives += item.pair.label == 0
-        answer = served(item, config)
+        answer = served(item, config) if serve is None else serve(item)
         if answer is None:
             continue
         out.served += 1
