@@ -23,8 +23,12 @@ from eko.wiring import Services
 
 _bearer = HTTPBearer(auto_error=False)
 
+# The accessors below are `async def` although they never wait: FastAPI runs a plain `def`
+# dependency in its thread pool, and a message's route resolved ~16 of them — a thread hop
+# each, which a busy 2-core machine turned into a good part of a cached answer's time.
 
-def get_services(request: Request) -> Services:
+
+async def get_services(request: Request) -> Services:
     services: Services = request.app.state.services
     return services
 
@@ -32,23 +36,23 @@ def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-def get_settings(services: ServicesDep) -> Settings:
+async def get_settings(services: ServicesDep) -> Settings:
     return services.settings
 
 
-def get_database(services: ServicesDep) -> Database:
+async def get_database(services: ServicesDep) -> Database:
     return services.database
 
 
-def get_chat(services: ServicesDep) -> ChatService:
+async def get_chat(services: ServicesDep) -> ChatService:
     return services.chat
 
 
-def get_prompts(services: ServicesDep) -> PromptLibrary:
+async def get_prompts(services: ServicesDep) -> PromptLibrary:
     return services.prompts
 
 
-def get_accounts(services: ServicesDep) -> Accounts:
+async def get_accounts(services: ServicesDep) -> Accounts:
     return services.accounts
 
 

@@ -58,11 +58,11 @@ STAFF_ONLY = problem_responses(403)
 STAFF_ONLY_404 = problem_responses(403, 404)
 
 
-def get_guard(services: ServicesDep) -> GuardService:
+async def get_guard(services: ServicesDep) -> GuardService:
     return services.guard
 
 
-def get_feedback(services: ServicesDep) -> FeedbackService:
+async def get_feedback(services: ServicesDep) -> FeedbackService:
     return services.feedback
 
 

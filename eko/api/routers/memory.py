@@ -44,7 +44,7 @@ NOT_FOUND = problem_responses(404)
 Query_ = Annotated[str, Query(min_length=1, max_length=1000, description="text to search for")]
 
 
-def get_memory(services: ServicesDep) -> Memory:
+async def get_memory(services: ServicesDep) -> Memory:
     return services.memory
 
 
