@@ -56,6 +56,11 @@ class RecallSettings(BaseModel):
     memory_recall_catch_up_s: float = Field(default=1.0, ge=0, le=60)
     # Turns per embedder call when a job indexes an imported history (eko/jobs/turn_indexing.py).
     memory_index_batch: int = Field(default=32, ge=1, le=1024)
+    # An exchange answered from the memory guard's cache is indexed this much later: the next
+    # question, often right behind it, does not share the CPU with the embedder, and the
+    # exchanges of a burst of cached answers are embedded together. Until then the recent
+    # window and the request path's catch-up (above) still see them.
+    memory_index_cached_delay_s: float = Field(default=5.0, ge=0, le=3600)
     # Turns before and after each of the best `memory_recall_neighbours_head` recalled turns
     # that come with it (the exchange around it: the question it answers, the answer it got);
     # the hits below come alone, so the budget holds more of them. A list question ("what

@@ -48,6 +48,21 @@ def runs_for(hook: AfterReply, reply: Message) -> bool:
     return True
 
 
+def delay_for(hook: AfterReply, reply: Message) -> float:
+    """Seconds before `hook`'s job may run: a hook that runs after cached replies may ask for
+    them to wait (`cached_delay_s`), the others run at once."""
+    if reply.type in CACHED_REPLY_TYPES:
+        return float(getattr(hook, "cached_delay_s", 0.0))
+    return 0.0
+
+
+def lock_for(room_id: str, delay_s: float) -> str | None:
+    """The room's lock runs its jobs one at a time in arrival order, so a job that waits would
+    hold back every job queued after it: a delayed job takes none (the one hook that asks for a
+    delay, the recall index, keeps its own per-room lock; eko/memory/turn_indexer.py)."""
+    return None if delay_s > 0 else room_lock(room_id)
+
+
 def room_lock(room_id: str) -> str:
     return f"room:{room_id}"
 
@@ -88,8 +103,12 @@ class AfterReplyJobs:
         is already stored)."""
         for hook in self.hooks:
             if runs_for(hook, reply):
+                delay_s = delay_for(hook, reply)
                 await queue.enqueue(
-                    self.job_name(hook), _args(turn, reply), lock=room_lock(turn.room.id)
+                    self.job_name(hook),
+                    _args(turn, reply),
+                    lock=lock_for(turn.room.id, delay_s),
+                    delay_s=delay_s,
                 )
 
     async def enqueue_in(
@@ -100,8 +119,13 @@ class AfterReplyJobs:
         count = 0
         for hook in self.hooks:
             if runs_for(hook, reply):
+                delay_s = delay_for(hook, reply)
                 await queue.enqueue_in(
-                    session, self.job_name(hook), _args(turn, reply), lock=room_lock(turn.room.id)
+                    session,
+                    self.job_name(hook),
+                    _args(turn, reply),
+                    lock=lock_for(turn.room.id, delay_s),
+                    delay_s=delay_s,
                 )
                 count += 1
         return count

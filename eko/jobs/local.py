@@ -108,6 +108,7 @@ class LocalJobQueue:
         *,
         lock: str | None = None,
         priority: int = 0,
+        delay_s: float = 0.0,
     ) -> int:
         definition = self.registry.get(name)
         job = store.new_job(
@@ -117,7 +118,7 @@ class LocalJobQueue:
             queueing_lock=None,
             priority=priority,
             max_attempts=definition.max_attempts,
-            run_at=utcnow(),
+            run_at=utcnow() + timedelta(seconds=max(0.0, delay_s)),
         )
         session.add(job)
         await session.flush()

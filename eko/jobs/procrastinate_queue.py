@@ -49,7 +49,7 @@ DEFER_IN_TRANSACTION = text(
     "SELECT unnest(procrastinate_defer_jobs_v1(ARRAY[ROW("
     "CAST(:queue AS varchar), CAST(:task AS varchar), CAST(:priority AS integer), "
     "CAST(:lock AS text), CAST(NULL AS text), CAST(:args AS jsonb), "
-    "CAST(NULL AS timestamptz))::procrastinate_job_to_defer_v1])) AS id"
+    "CAST(:scheduled_at AS timestamptz))::procrastinate_job_to_defer_v1])) AS id"
 )
 # A worker that stopped by itself (its database connection failed) starts again after this
 # long, doubling while it keeps failing.
@@ -188,6 +188,7 @@ class ProcrastinateJobQueue:
         *,
         lock: str | None = None,
         priority: int = 0,
+        delay_s: float = 0.0,
     ) -> int:
         # procrastinate's own defer function, called on the caller's connection: the job is
         # part of its transaction (procrastinate's tables live in Eko's database). The task
@@ -202,6 +203,9 @@ class ProcrastinateJobQueue:
                     "priority": priority,
                     "lock": lock,
                     "args": json.dumps({"args": args}),
+                    "scheduled_at": (
+                        datetime.now(UTC) + timedelta(seconds=delay_s) if delay_s > 0 else None
+                    ),
                 },
             )
         ).scalar_one()

@@ -44,10 +44,12 @@ class JobQueue(Protocol):
         *,
         lock: str | None = None,
         priority: int = 0,
+        delay_s: float = 0.0,
     ) -> int:
         """Persist a job inside the caller's transaction (`session`, on Eko's database): the
         job exists if and only if that transaction commits. Call `wake()` after the commit.
-        No queueing lock here: a conflict would abort the caller's transaction."""
+        No queueing lock here: a conflict would abort the caller's transaction. `delay_s`:
+        not run before that many seconds have passed."""
         ...
 
     def wake(self) -> None:

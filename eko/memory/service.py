@@ -111,5 +111,7 @@ def build_memory(
         context=context,
         extractor=extractor,
         settings=settings,
-        turn_hook=TurnIndexHook(database, context.indexer),
+        turn_hook=TurnIndexHook(
+            database, context.indexer, cached_delay_s=settings.memory_index_cached_delay_s
+        ),
     )

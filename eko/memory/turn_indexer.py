@@ -143,10 +143,20 @@ class TurnIndexHook:
     # A cached reply is a turn too, and embedding it costs no model call.
     on_cached_reply = True
 
-    def __init__(self, database: Database, indexer: TurnIndexer, *, limit: int = BATCH) -> None:
+    def __init__(
+        self,
+        database: Database,
+        indexer: TurnIndexer,
+        *,
+        limit: int = BATCH,
+        cached_delay_s: float = 0.0,
+    ) -> None:
         self._database = database
         self._indexer = indexer
         self._limit = limit
+        # After a cached reply the job runs this much later (EKO_MEMORY_INDEX_CACHED_DELAY_S);
+        # it indexes whatever the room is missing then, so a burst needs one embedder call.
+        self.cached_delay_s = cached_delay_s
 
     async def after(self, turn: ChatTurn, reply: Message) -> None:
         async with self._database.session() as session:

@@ -98,3 +98,56 @@ async def test_an_exact_hit_is_counted_and_a_retired_entry_is_not_served(
             f"/v1/rooms/{room}/messages", json={"content": QUESTION}, headers=headers
         )
         assert again.json()["assistant_message"]["type"] != "cached_response"
+
+
+async def test_a_cached_exchange_is_indexed_later_without_holding_back_the_room(
+    make_harness: HarnessFactory,
+) -> None:
+    """The recall index of a cached exchange waits EKO_MEMORY_INDEX_CACHED_DELAY_S, takes no
+    room lock (a waiting job would hold back every later job of the room), and a later
+    exchange's own job, due at once, indexes the room's missing turns, the cached ones too."""
+    embedder = CountingEmbedder()
+    async with make_harness(
+        embedder=embedder, jobs_worker_in_process=False, memory_index_cached_delay_s=3600
+    ) as h:
+        await h.services.guard.learn(
+            question=QUESTION, answer=ANSWER, scope=Scope(h.settings.default_persona)
+        )
+        _, headers = await h.user("alice")
+        room = await h.direct_room(headers)
+        hit = (
+            await h.client.post(
+                f"/v1/rooms/{room}/messages", json={"content": QUESTION}, headers=headers
+            )
+        ).json()
+        assert hit["assistant_message"]["type"] == "cached_response"
+        ids = [hit["user_message"]["id"], hit["assistant_message"]["id"]]
+
+        async def indexed() -> set[str]:
+            async with h.services.database.session() as session:
+                return set(
+                    await session.scalars(
+                        select(Embedding.item_id).where(
+                            Embedding.collection == TURNS, Embedding.item_id.in_(ids)
+                        )
+                    )
+                )
+
+        await h.services.jobs.drain()
+        assert await indexed() == set()  # not due for an hour
+        waiting = [
+            job
+            for job in await h.services.jobs.list_jobs(status="queued", room_ids=[room])
+            if job.name == "after_reply.memory.turn_index"
+        ]
+        assert len(waiting) == 1 and waiting[0].lock is None, waiting
+        assert waiting[0].run_at is not None
+
+        # A model-answered message: its jobs run at once, its recall index takes the room's
+        # missing turns along, the cached exchange's included.
+        miss = await h.client.post(
+            f"/v1/rooms/{room}/messages", json={"content": OTHER}, headers=headers
+        )
+        assert miss.json()["assistant_message"]["type"] != "cached_response"
+        await h.services.jobs.drain()
+        assert await indexed() == set(ids)
