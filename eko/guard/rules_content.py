@@ -38,6 +38,8 @@ from eko.guard.stem import stem
 
 Additions = Literal["content", "any"]
 ADDITIONS: Additions = "content"
+# One-letter tokens that are grammar (elisions, contractions, articles), not names ("R", "C").
+_LETTERS = frozenset("adijlmnstyouex")
 _GLUED = re.compile(r"(?<=\d)(?=[^\W\d_])|(?<=[^\W\d_])(?=\d)")  # "5km" -> "5 km"
 
 
@@ -50,6 +52,8 @@ class Lexicon:
     function_words: Mapping[str, frozenset[str]]  # per language ("en", "fr")
     modifiers: frozenset[str]  # stems, both languages
     groups: Mapping[str, frozenset[int]]  # a word's stem -> the synonym groups it is in
+    # Antonym pairs, each side as the stems of its word.
+    antonyms: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
 
     def is_function(self, word: str, language: str) -> bool:
         return word in self.function_words["fr" if language == "fr" else "en"]
@@ -80,6 +84,9 @@ def build_lexicon(data: Mapping[str, Any]) -> Lexicon:
         function_words={lang: frozenset(words) for lang, words in data["function_words"].items()},
         modifiers=frozenset(k for w in data["modifiers"] for k in _keys(w)),
         groups={key: frozenset(ids) for key, ids in groups.items()},
+        antonyms=tuple(
+            (frozenset(_keys(left)), frozenset(_keys(right))) for left, right in data["antonyms"]
+        ),
     )
 
 
@@ -105,7 +112,7 @@ def content_words(text: str, language: str, lexicon: Lexicon = LEXICON) -> dict[
         if word.startswith("#"):
             found.setdefault(word, word)  # a number: its own key
             continue
-        if len(word) < 2 or any(c.isdigit() for c in word):
+        if word in _LETTERS or any(c.isdigit() for c in word):
             continue
         if lexicon.is_function(word, language):
             continue
@@ -117,6 +124,8 @@ def content_words(text: str, language: str, lexicon: Lexicon = LEXICON) -> dict[
 # "Who won …?", "What food do pandas eat?" / "What do pandas eat?"), which a paraphrase may
 # leave out.
 _WH_DETERMINERS = frozenset({"what", "which", "quel", "quelle", "quels", "quelles"})
+# "What other systems …" adds things rather than naming the answer's kind.
+_NOT_TYPES = frozenset({"other", "others", "else", "autre", "autres"})
 
 
 def answer_types(text: str, language: str) -> frozenset[str]:
@@ -157,6 +166,9 @@ def unaligned(
     additions: Additions = ADDITIONS,
 ) -> dict[str, list[str]] | None:
     """What keeps the two questions from aligning, or None when they do."""
+    both = _antonym_added(question, stored, lexicon)
+    if both is not None:
+        return both
     only_q, only_s = unmatched(question, stored, lexicon)
     if only_q and only_s:
         return {"only_question": only_q, "only_stored": only_s}
@@ -164,7 +176,7 @@ def unaligned(
         return None
     language = pair_language(question, stored)
     side = question if only_q else stored
-    soft = answer_types(side, language)
+    soft = answer_types(side, language) | list_sizes(side)
     added = [
         w
         for w in only_q or only_s
@@ -175,7 +187,42 @@ def unaligned(
     return {"only_question": only_q, "only_stored": only_s}
 
 
+def _antonym_added(question: str, stored: str, lexicon: Lexicon) -> dict[str, list[str]] | None:
+    """One side asks about both words of an antonym pair, the other about one only ("best and
+    worst" / "worst", "avantages et inconvénients" / "inconvénients"): even a modifier such
+    as "best" is content then."""
+    language = pair_language(question, stored)
+    kq = set(content_words(question, language, lexicon))
+    ks = set(content_words(stored, language, lexicon))
+    for left, right in lexicon.antonyms:
+        for both, one, key in ((kq, ks, "only_question"), (ks, kq, "only_stored")):
+            if both & left and both & right and bool(one & left) != bool(one & right):
+                extra = sorted((both & (left if one & right else right)))
+                other = "only_stored" if key == "only_question" else "only_question"
+                return {key: extra, other: []}
+    return None
+
+
 def _modifier(word: str, language: str, lexicon: Lexicon) -> bool:
-    """A word a side may add alone: a listed modifier, or a number ("the 10 best books" /
-    "the best books": a number swapped is the number rule's)."""
-    return word.startswith("#") or stem(word, language) in lexicon.modifiers
+    """A word a side may add alone: a listed modifier."""
+    return stem(word, language) in lexicon.modifiers
+
+
+# Around a number, words that make it the size of a list ("the 10 best books", "top 5"): a
+# side may add such a number, not an age, a sum or a year ("getting pregnant at 19").
+_LIST_WORDS = frozenset(
+    {"best", "top", "greatest", "most", "worst", "meilleurs", "meilleures", "pires", "premiers"}
+)
+
+
+def list_sizes(text: str) -> frozenset[str]:
+    words = with_digits(fold_words(text))
+    return frozenset(
+        word
+        for i, word in enumerate(words)
+        if word.startswith("#")
+        and (
+            (i + 1 < len(words) and words[i + 1] in _LIST_WORDS)
+            or (i > 0 and words[i - 1] in _LIST_WORDS)
+        )
+    )

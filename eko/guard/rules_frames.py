@@ -46,6 +46,8 @@ def is_yes_no(text: str) -> bool:
     if not words:
         return False
     starts = words[0] in _AUXILIARIES or words[:2] == ["est", "ce"]
+    if _OPEN & set(words[:3]):
+        return False  # "À quelle heure le support est-il ouvert ?"
     if not starts and _INVERSION.search(text) is not None:
         starts = words[0] not in _FR_QUESTION_WORDS | _OPEN
     # "Is it possible to …", "Is there a way to …", "Est-il possible de …": how, not yes/no.

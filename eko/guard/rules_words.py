@@ -73,7 +73,30 @@ def kinds_differ(question: str, stored: str) -> tuple[list[str], list[str]] | No
         return ["why"], ["how"]
     if "why" in ks and "why" not in kq and asks_how(question):
         return ["how"], ["why"]
+    # A choice among things against a manner: "Which payment gateway should I use?" / "How
+    # do I use a payment gateway?".
+    if asks_which(question) and not asks_which(stored) and asks_how(stored):
+        return ["which"], ["how"]
+    if asks_which(stored) and not asks_which(question) and asks_how(question):
+        return ["how"], ["which"]
     return None
+
+
+_WHICH = frozenset({"which", "quel", "quelle", "quels", "quelles"})
+# After "which" / "quel", a verb or a pronoun: "Which is the best way …" asks no choice of a
+# thing ("Quelle est la meilleure façon de …" is a "how").
+_NOT_A_CHOICE = frozenset(
+    {"is", "are", "was", "were", "one", "ones", "of", "do", "does", "est", "sont", "etait"}
+)
+
+
+def asks_which(text: str) -> bool:
+    """Asks to choose a thing: "which" or "quel" right before a noun."""
+    words = fold_words(text)
+    return any(
+        word in _WHICH and i + 1 < len(words) and words[i + 1] not in _NOT_A_CHOICE
+        for i, word in enumerate(words)
+    )
 
 
 # --- opposite words ---

@@ -108,6 +108,8 @@ def _english(word: str) -> str:
             if _short_cvc(base):
                 return base + "e"  # making -> make, writing -> write
             return base
+    if word.endswith(("ation", "ate")) and len(word) > 5:
+        return word[: -3 if word.endswith("ate") else -5] + "at"  # activation / activate
     if word.endswith("ly") and len(word) > 5:
         return word[:-2]  # quickly -> quick
     return word
