@@ -28,6 +28,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal
 
@@ -40,6 +41,7 @@ Additions = Literal["content", "any"]
 ADDITIONS: Additions = "content"
 # One-letter tokens that are grammar (elisions, contractions, articles), not names ("R", "C").
 _LETTERS = frozenset("adijlmnstyouex")
+_INITIAL = re.compile(r"\b[A-Z]\.")
 _GLUED = re.compile(r"(?<=\d)(?=[^\W\d_])|(?<=[^\W\d_])(?=\d)")  # "5km" -> "5 km"
 
 
@@ -107,6 +109,7 @@ LEXICON = load_lexicon()
 def content_words(text: str, language: str, lexicon: Lexicon = LEXICON) -> dict[str, str]:
     """Stem -> the word as folded, for the content words of `text`."""
     found: dict[str, str] = {}
+    text = _INITIAL.sub(" ", text)  # "J. K. Rowling": the initials rule's
     words = [w for word in with_digits(fold_words(text)) for w in _GLUED.sub(" ", word).split()]
     for word in with_digits(words):
         if word.startswith("#"):
@@ -132,10 +135,13 @@ def answer_types(text: str, language: str) -> frozenset[str]:
     """Stems of the nouns right after a question determiner."""
     words = fold_words(text)
     return frozenset(
-        stem(words[i + 1], language) for i, word in enumerate(words[:-1]) if word in _WH_DETERMINERS
+        stem(words[i + 1], language)
+        for i, word in enumerate(words[:-1])
+        if word in _WH_DETERMINERS and words[i + 1] not in _NOT_TYPES
     )
 
 
+@lru_cache(maxsize=4096)
 def pair_language(question: str, stored: str) -> str:
     """French rules when either side is French (the language gate keeps the pair in one
     language), English otherwise."""
@@ -149,6 +155,12 @@ def unmatched(
     language = pair_language(question, stored)
     cq = content_words(question, language, lexicon)
     cs = content_words(stored, language, lexicon)
+    return _left_over(cq, cs, lexicon)
+
+
+def _left_over(
+    cq: Mapping[str, str], cs: Mapping[str, str], lexicon: Lexicon
+) -> tuple[list[str], list[str]]:
     only_q = [w for k, w in cq.items() if not _matched(k, cs, lexicon)]
     only_s = [w for k, w in cs.items() if not _matched(k, cq, lexicon)]
     return sorted(only_q), sorted(only_s)
@@ -166,15 +178,17 @@ def unaligned(
     additions: Additions = ADDITIONS,
 ) -> dict[str, list[str]] | None:
     """What keeps the two questions from aligning, or None when they do."""
-    both = _antonym_added(question, stored, lexicon)
+    language = pair_language(question, stored)
+    cq = content_words(question, language, lexicon)
+    cs = content_words(stored, language, lexicon)
+    both = _antonym_added(set(cq), set(cs), lexicon)
     if both is not None:
         return both
-    only_q, only_s = unmatched(question, stored, lexicon)
+    only_q, only_s = _left_over(cq, cs, lexicon)
     if only_q and only_s:
         return {"only_question": only_q, "only_stored": only_s}
-    if additions == "any":
+    if additions == "any" or not (only_q or only_s):
         return None
-    language = pair_language(question, stored)
     side = question if only_q else stored
     soft = answer_types(side, language) | list_sizes(side)
     added = [
@@ -187,17 +201,16 @@ def unaligned(
     return {"only_question": only_q, "only_stored": only_s}
 
 
-def _antonym_added(question: str, stored: str, lexicon: Lexicon) -> dict[str, list[str]] | None:
+def _antonym_added(kq: set[str], ks: set[str], lexicon: Lexicon) -> dict[str, list[str]] | None:
     """One side asks about both words of an antonym pair, the other about one only ("best and
     worst" / "worst", "avantages et inconvénients" / "inconvénients"): even a modifier such
     as "best" is content then."""
-    language = pair_language(question, stored)
-    kq = set(content_words(question, language, lexicon))
-    ks = set(content_words(stored, language, lexicon))
+    if kq == ks:
+        return None
     for left, right in lexicon.antonyms:
         for both, one, key in ((kq, ks, "only_question"), (ks, kq, "only_stored")):
             if both & left and both & right and bool(one & left) != bool(one & right):
-                extra = sorted((both & (left if one & right else right)))
+                extra = sorted(both & (left if one & right else right))
                 other = "only_stored" if key == "only_question" else "only_question"
                 return {key: extra, other: []}
     return None
