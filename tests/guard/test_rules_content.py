@@ -168,12 +168,13 @@ def test_a_refusal_names_the_words_left_over() -> None:
 def test_the_stemmer_meets_inflections_in_both_languages() -> None:
     for words in (("cats", "cat"), ("running", "run"), ("stopped", "stop"), ("making", "make")):
         assert len({stem(w) for w in words}) == 1, words
-    for words in (
+    french: tuple[tuple[str, ...], ...] = (
         ("grande", "grands", "grand"),
         ("mangent", "manger", "mange"),
         ("perdu", "perdre"),
-    ):
-        assert len({stem(w, "fr") for w in words}) == 1, words
+    )
+    for forms in french:
+        assert len({stem(w, "fr") for w in forms}) == 1, forms
     assert stem("wine") != stem("win")  # a base's final e stays
 
 

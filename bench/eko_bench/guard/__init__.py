@@ -156,7 +156,9 @@ async def _quality(
                 f"{timings['total_s']:.0f} s[/dim]"
             )
     # The judge mode's grey band needs the model: the families table shows the other modes.
-    no_judge = {mode: policy for mode, policy in policies.items() if mode != "judge"}
+    no_judge: dict[str, GuardPolicy] = {
+        mode: policy for mode, policy in policies.items() if mode != "judge"
+    }
     await print_families(console, cached, no_judge, DEFAULT_FAMILIES)
     first, *others = backends
     console.print(_detector_line(by_backend[first]))
@@ -181,7 +183,7 @@ async def _families(settings: Settings, console: Console, paths: Sequence[Path])
     embedder = build_embedder(settings)
     cached = CachedEmbedder(embedder, cache_path(settings.home, embedder.name))
     threshold = float(cached.calibrated_threshold)
-    policies = {
+    policies: dict[str, GuardPolicy] = {
         mode: build_policy(mode, embedder=embedder.name, calibrated_threshold=threshold)
         for mode in ("strict", "balanced")
     }
