@@ -142,6 +142,12 @@ def answer_types(text: str, language: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=4096)
+def _two_languages(question: str, stored: str) -> bool:
+    languages = {detect_language(question), detect_language(stored)}
+    return languages == {"en", "fr"}
+
+
+@lru_cache(maxsize=4096)
 def pair_language(question: str, stored: str) -> str:
     """French rules when either side is French (the language gate keeps the pair in one
     language), English otherwise."""
@@ -177,7 +183,11 @@ def unaligned(
     *,
     additions: Additions = ADDITIONS,
 ) -> dict[str, list[str]] | None:
-    """What keeps the two questions from aligning, or None when they do."""
+    """What keeps the two questions from aligning, or None when they do. Words align within
+    one language: a pair in two (an entry staff marked multilingual, served across the
+    language gate) is left to the other rules."""
+    if _two_languages(question, stored):
+        return None
     language = pair_language(question, stored)
     cq = content_words(question, language, lexicon)
     cs = content_words(stored, language, lexicon)
