@@ -14,9 +14,11 @@ Then the verifier's string rules (eko/guard/rules.py): a deictic question ("what
 mean?") on either side, a code or version swapped ("iPhone 6" / "6s"), the same names in an
 order that matters ("A beat B" / "B beat A").
 
-Each rule only looks at words of these kinds, so a paraphrase with other words
-("improve my handwriting" / "have good handwriting") passes, and so does a question that only
-adds a detail ("… in Sydney"). Pure string work: under a millisecond per candidate.
+Last, the content-word alignment (eko/guard/rules_content.py, issue 36): every content word
+of each question must meet its match in the other — the same word, an inflection or a
+synonym — so "Is brown rice healthy?" is not "Is rice healthy?" and "in March" is not "in
+October", while "How should I feed my cat?" is "How do I feed my cats?". Pure string work:
+under a millisecond per candidate.
 """
 
 from __future__ import annotations
