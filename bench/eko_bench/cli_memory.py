@@ -178,6 +178,16 @@ def guard(
             dir_okay=False,
         ),
     ] = None,
+    families: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--families",
+            help="Only the trap/paraphrase families table, on this file ({family, lang, "
+            "label, text_a, text_b} per line; repeatable).",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
     """memory guard: wrong serves by label and by question, recall, baselines, judge; lookups"""
     if backend and "both" in backend:
@@ -198,7 +208,7 @@ def guard(
         "split": split,
         "judge": judge,
         "judge_sample": judge_sample,
-        "data": None if lookup else support.data_file(data, QQP_FILE, "guard"),
+        "data": None if lookup or families else support.data_file(data, QQP_FILE, "guard"),
         "lookup": not quality_only,
     }
     if sizes:
@@ -209,4 +219,6 @@ def guard(
         options["wrong_out"] = wrong_out
     if api:
         options.update(api=True, api_hits=api_hits)
+    if families:
+        options.update(families=list(families), data=None, lookup=False)
     support.run_suite("eko_bench.guard", **options)

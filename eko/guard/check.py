@@ -14,9 +14,11 @@ Then the verifier's string rules (eko/guard/rules.py): a deictic question ("what
 mean?") on either side, a code or version swapped ("iPhone 6" / "6s"), the same names in an
 order that matters ("A beat B" / "B beat A").
 
-Each rule only looks at words of these kinds, so a paraphrase with other words
-("improve my handwriting" / "have good handwriting") passes, and so does a question that only
-adds a detail ("… in Sydney"). Pure string work: under a millisecond per candidate.
+Last, the content-word alignment (eko/guard/rules_content.py, issue 36): every content word
+of each question must meet its match in the other — the same word, an inflection or a
+synonym — so "Is brown rice healthy?" is not "Is rice healthy?" and "in March" is not "in
+October", while "How should I feed my cat?" is "How do I feed my cats?". Pure string work:
+under a millisecond per candidate.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 from eko.guard.normalize import STOPWORDS, fold_words
 from eko.guard.rules import codes_swapped, is_deictic, order_swapped
 from eko.guard.rules_align import direction_reversed, initials_differ, spelled_numbers
+from eko.guard.rules_content import LEXICON, Lexicon, unaligned
 from eko.guard.rules_frames import FRAME_RULES, frame_failures
 from eko.guard.rules_words import counts_differ, kinds_differ, opposites
 
@@ -62,15 +65,23 @@ class CheckResult:
 # Every rule, in the order they run; the verifier's string rules come from eko/guard/rules.py.
 RULES = (
     "negation", "numbers", "names", "deictic", "codes", "order", "kind", "opposites", "counts",
-    *FRAME_RULES, "initials", "direction",
+    *FRAME_RULES, "initials", "direction", "content",
 )  # fmt: skip
 # The rules before the verifier (issue 17), for the benchmark's comparison.
 BASE_RULES = ("negation", "numbers", "names")
 
 
-def false_hit_check(question: str, stored: str, *, rules: Collection[str] = RULES) -> CheckResult:
+def false_hit_check(
+    question: str,
+    stored: str,
+    *,
+    rules: Collection[str] = RULES,
+    lexicon: Lexicon = LEXICON,
+) -> CheckResult:
     """Do `question` and the stored question agree on negation, numbers and names, and is
-    neither deictic, nor a code/version swap, nor the same names in a meaningful other order?"""
+    neither deictic, nor a code/version swap, nor the same names in a meaningful other order,
+    and does every content word of each meet its match in the other (`lexicon`:
+    rules_content.py)?"""
     failed: list[str] = []
     details: dict[str, Any] = {}
     if "deictic" in rules:
@@ -142,6 +153,12 @@ def false_hit_check(question: str, stored: str, *, rules: Collection[str] = RULE
     if reversed_ is not None and "order" not in failed:
         failed.append("direction")
         details["direction"] = {"marker": reversed_[0], "after": reversed_[1]}
+    # rules_content.py: a content word of either side that the other does not match; the
+    # catch-all, so only when no named rule explains the difference already.
+    left_over = unaligned(question, stored, lexicon) if "content" in rules and not failed else None
+    if left_over is not None:
+        failed.append("content")
+        details["content"] = left_over
     return CheckResult(not failed, tuple(failed), details)
 
 

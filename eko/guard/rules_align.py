@@ -82,6 +82,48 @@ def spelled_numbers(text: str) -> frozenset[str]:
     return frozenset(str(n) for n in found)
 
 
+def ordinal_value(word: str) -> int | None:
+    """ "third" / "troisième" -> 3, and the regular forms "sixteenth", "seizième",
+    "vingtième" -> 16, 16, 20 (folded words)."""
+    if word in _ORDINALS:
+        return _ORDINALS[word]
+    for ending, extra in (("th", ""), ("ieme", ""), ("ieme", "e")):
+        base = word[: -len(ending)] + extra if word.endswith(ending) else ""
+        if base in _UNITS:
+            return _UNITS[base]
+    return None
+
+
+def with_digits(words: list[str]) -> list[str]:
+    """The words with every number, in digits, in words or as an ordinal, as "#<n>": "three
+    cats" / "3 cats" -> ["#3", "cats"], "twenty five" -> ["#25"], "16e" / "sixteenth" /
+    "seizième" -> ["#16"], "dix-neuvième" -> ["#19"] (the alignment rule: rules_content.py)."""
+    out: list[str] = []
+    current: int | None = None
+    for word in [*words, ""]:
+        if word in _UNITS:
+            current = (current or 0) + _UNITS[word]
+            continue
+        if word in _SCALES and (current is not None or word in ("hundred", "thousand")):
+            current = (current or 1) * _SCALES[word]
+            continue
+        ordinal = ordinal_value(word)
+        if ordinal is None and (digit := _DIGIT_ORDINAL.match(word)) is not None:
+            ordinal = int(digit.group(1))
+        if ordinal is not None:
+            out.append(f"#{(current or 0) + ordinal}")
+            current = None
+            continue
+        if current is not None:
+            out.append(f"#{current}")
+            current = None
+        if word.isdigit():
+            out.append(f"#{int(word)}")
+        elif word:
+            out.append(word)
+    return out
+
+
 # --- initials ---
 
 # One to three capital initials right before a capitalised name: "J. K. Rowling", "O.J. Simpson".

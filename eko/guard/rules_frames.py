@@ -21,6 +21,8 @@ from eko.guard.rules_words import question_kinds
 
 # --- yes/no against a definite kind ---
 
+_OPEN = frozenset({"what", "which", "quel", "quelle", "quels", "quelles", "lequel", "laquelle"})
+
 _AUXILIARIES = frozenset(
     {
         "do", "does", "did", "is", "are", "was", "were", "am", "can", "could", "will",
@@ -30,24 +32,46 @@ _AUXILIARIES = frozenset(
 )  # fmt: skip
 
 
+# French inversion: "Le vin rouge est-il bon ?", "La bière fait-elle grossir ?".
+_INVERSION = re.compile(r"[^\W\d_]-(?:t-)?(?:il|elle|ils|elles|on)\b", re.IGNORECASE)
+_FR_QUESTION_WORDS = frozenset(
+    {"comment", "pourquoi", "quand", "ou", "combien", "qui", "que", "qu", "quoi", "a", "de"}
+)
+
+
 def is_yes_no(text: str) -> bool:
-    """Starts with an auxiliary ("Do …", "Is …", "Est-ce que …", "Peut-on …") and asks no
-    definite kind."""
+    """Starts with an auxiliary ("Do …", "Is …", "Est-ce que …", "Peut-on …"), or inverts a
+    French subject after a statement's start ("Le vin est-il …"), and asks no definite kind."""
     words = fold_words(text)
     if not words:
         return False
     starts = words[0] in _AUXILIARIES or words[:2] == ["est", "ce"]
+    if _OPEN & set(words[:3]):
+        return False  # "À quelle heure le support est-il ouvert ?"
+    if not starts and _INVERSION.search(text) is not None:
+        starts = words[0] not in _FR_QUESTION_WORDS | _OPEN
     # "Is it possible to …", "Is there a way to …", "Est-il possible de …": how, not yes/no.
     asks_how = "possible" in words[:4] or words[1:4] == ["there", "a", "way"]
     return starts and not asks_how and not question_kinds(text)
 
 
+# A yes/no question about ability ("Can I …?", "Peut-on …?") often means "how": only a
+# definite kind conflicts with it.
+_ABILITY = frozenset({"can", "could", "peut", "peux", "puis", "pourrait", "pourrais"})
+
+
 def yes_no_differ(question: str, stored: str) -> tuple[list[str], list[str]] | None:
-    kq, ks = question_kinds(question), question_kinds(stored)
-    if is_yes_no(question) and ks:
-        return ["yes/no"], sorted(ks)
-    if is_yes_no(stored) and kq:
-        return sorted(kq), ["yes/no"]
+    """A yes/no question against a wh-question: "Is red wine healthy?" / "Which red wine is
+    healthy?", "Do women cheat?" / "When do women cheat?" (an ability question, "Can I …?",
+    only against a definite kind: "how can I" is its paraphrase)."""
+    for asked, other, flip in ((question, stored, False), (stored, question, True)):
+        if not is_yes_no(asked):
+            continue
+        kinds = sorted(question_kinds(other))
+        if not kinds and fold_words(asked)[0] not in _ABILITY and _OPEN & set(fold_words(other)):
+            kinds = ["which"]  # "How dangerous is X?" stays a paraphrase of "Is X dangerous?"
+        if kinds:
+            return (kinds, ["yes/no"]) if flip else (["yes/no"], kinds)
     return None
 
 

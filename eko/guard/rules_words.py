@@ -15,6 +15,7 @@ from __future__ import annotations
 import unicodedata
 
 from eko.guard.normalize import fold_words
+from eko.guard.rules_align import with_digits
 
 # --- the kind of question ---
 
@@ -49,13 +50,53 @@ def question_kinds(text: str) -> frozenset[str]:
     return frozenset(kinds & _DEFINITE)
 
 
+def asks_how(text: str) -> bool:
+    """A manner or degree question: "How do cats purr?", "How salty is …", "Comment …"; not
+    "how many / how long" (a count) nor "how come" (why)."""
+    words = fold_words(text)
+    for i, word in enumerate(words):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if word == "comment" or (word == "how" and after not in _COUNT_AFTER_HOW | {"come"}):
+            return True
+    return False
+
+
 def kinds_differ(question: str, stored: str) -> tuple[list[str], list[str]] | None:
-    """Both ask a definite kind, and no kind in common ("Who is X?" / "Where is X?"). Open
-    kinds (what, which, how, yes/no) never conflict: paraphrases swap them all the time."""
+    """Both ask a definite kind, and no kind in common ("Who is X?" / "Where is X?"), or one
+    asks why and the other how ("Why do cats purr?" / "How do cats purr?": a cause is not a
+    mechanism). Other open kinds (what, which, how) never conflict with each other:
+    paraphrases swap them all the time."""
     kq, ks = question_kinds(question), question_kinds(stored)
-    if not kq or not ks or kq & ks:
-        return None
-    return sorted(kq), sorted(ks)
+    if kq and ks and not kq & ks:
+        return sorted(kq), sorted(ks)
+    if "why" in kq and "why" not in ks and asks_how(stored):
+        return ["why"], ["how"]
+    if "why" in ks and "why" not in kq and asks_how(question):
+        return ["how"], ["why"]
+    # A choice among things against a manner: "Which payment gateway should I use?" / "How
+    # do I use a payment gateway?".
+    if asks_which(question) and not asks_which(stored) and asks_how(stored):
+        return ["which"], ["how"]
+    if asks_which(stored) and not asks_which(question) and asks_how(question):
+        return ["how"], ["which"]
+    return None
+
+
+_WHICH = frozenset({"which", "quel", "quelle", "quels", "quelles"})
+# After "which" / "quel", a verb or a pronoun: "Which is the best way …" asks no choice of a
+# thing ("Quelle est la meilleure façon de …" is a "how").
+_NOT_A_CHOICE = frozenset(
+    {"is", "are", "was", "were", "one", "ones", "of", "do", "does", "est", "sont", "etait"}
+)
+
+
+def asks_which(text: str) -> bool:
+    """Asks to choose a thing: "which" or "quel" right before a noun."""
+    words = fold_words(text)
+    return any(
+        word in _WHICH and i + 1 < len(words) and words[i + 1] not in _NOT_A_CHOICE
+        for i, word in enumerate(words)
+    )
 
 
 # --- opposite words ---
@@ -156,7 +197,7 @@ _ARTICLES_ONE = frozenset({"a", "an", "one", "un", "une", "per", "par"})
 
 def counts(text: str) -> dict[str, str]:
     """Nouns with their count: "6 œufs" -> {oeuf: 6}, "un œuf" / "a day" -> {oeuf: 1, day: 1}."""
-    words = fold_words(text)
+    words = [w[1:] if w.startswith("#") else w for w in with_digits(fold_words(text))]
     found: dict[str, str] = {}
     for i, word in enumerate(words[:-1]):
         noun = _singular(words[i + 1])

@@ -47,15 +47,15 @@ def test_figures_count_precision_recall_raw_and_known_wrong() -> None:
     known = frozenset(
         {pair_key("What are the best Skrillex remixes?", "What are the best Skrillex songs?")}
     )
-    result = figures([same, noisy, wrong, low], Config("t", {"und": 0.95}), known_wrong=known)
+    # The check's older rules only: the counting is under test, not the alignment.
+    base = Config("t", {"und": 0.95}, rules=BASE_RULES)
+    result = figures([same, noisy, wrong, low], base, known_wrong=known)
     assert (result.asked, result.served, result.right) == (4, 3, 1)
     assert result.precision == 1 / 3 and result.recall == 0.5
     assert result.false_hit_rate == 1.0  # both label-0 questions were served
     assert result.known_wrong == 1 and result.known_wrong_rate == 1 / 3
     # Clean labels (the French set): every wrong serve is known-wrong.
-    clean = figures(
-        [same, noisy, wrong], Config("t", {"und": 0.95}), known_wrong=frozenset(), clean_labels=True
-    )
+    clean = figures([same, noisy, wrong], base, known_wrong=frozenset(), clean_labels=True)
     assert clean.known_wrong == 2
 
 
@@ -68,7 +68,7 @@ def test_replay_applies_rules_languages_and_judge_verdicts() -> None:
     )
     assert served(french, Config("t", {"und": 0.97, "fr": 0.92})) is not None
     assert served(french, Config("t", {"und": 0.97})) is None
-    grey = _asked("How do I learn Python?", "How can I learn Python fast?", 1, 0.96)
+    grey = _asked("How do I learn Python?", "How can I learn Python quickly?", 1, 0.96)
     band = {"und": 0.95}
     assert served(grey, Config("t", {"und": 0.97}, judge_floors=band)) is None
     verdicts = {(grey.question, grey.candidates[0].item): True}

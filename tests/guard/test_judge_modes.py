@@ -25,7 +25,7 @@ from tests.guard.conftest import GuardFactory
 EKO = Scope("eko")
 STORED = "How do I reset my password on the Eko portal?"
 # The hash embedder scores this about 0.8 against STORED: below 0.9, inside a 0.5 floor.
-GREY = "How can I reset the password of my Eko portal account?"
+GREY = "How can I reset the password of my Eko portal?"
 
 
 def _judge(database: Database, model: FunctionModel, timeout_s: float = 5.0) -> GuardJudge:

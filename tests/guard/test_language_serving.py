@@ -12,7 +12,7 @@ from tests.guard.test_api import ask, counting_model
 
 EN_ENTRY = "How do I reset the Docker cache on Ubuntu?"
 FR_ENTRY = "Comment vider le cache Docker sur Ubuntu ?"
-FR_QUESTION = "Comment reset le Docker cache sur Ubuntu ?"
+FR_QUESTION = "Comment vider le cache de Docker sous Ubuntu ?"
 EN_QUESTION = "Docker cache reset on Ubuntu, how do I do it?"
 LOOSE = {"en": 0.25, "fr": 0.25, "und": 0.25}
 

@@ -248,7 +248,7 @@ PARAPHRASES = [
         "La France est-elle plus grande que l'Allemagne ?",
         "La France est-elle plus vaste que l'Allemagne ?",
     ),
-    ("How do I eat more protein?", "How can I eat more protein every day?"),
+    ("How do I eat more protein?", "How can I eat more proteins?"),
     ("Comment manger plus de protéines ?", "Comment consommer plus de protéines ?"),
     ("What time does the sun rise in Paris?", "When does the sun rise in Paris?"),
     ("How do I convert cups to grams?", "How can I convert cups into grams?"),

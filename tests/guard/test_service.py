@@ -47,7 +47,7 @@ async def test_usage_count_plus_two_when_strong_else_plus_one(make_guard: GuardF
     guard = make_guard(threshold=0.5)
     entry = (await guard.learn(question=QUESTION, answer=ANSWER, scope=EKO)).entry
     await guard.lookup(QUESTION, [EKO])  # exact: similarity 1 -> +2
-    weak = await guard.lookup("How do I reset a password on a portal?", [EKO])
+    weak = await guard.lookup("How can I reset a password on the Eko portal?", [EKO])
     assert weak.hit is not None and weak.hit.score < 0.95  # -> +1
     await guard.lookup(QUESTION, [EKO], record_use=False)  # staff search: not counted
     stored = await guard.get(entry.id)

@@ -27,6 +27,10 @@ the modes table (skipped with a printed line when gptcache is not installed).
 Judge (`--judge`): grey-band candidates of the test split sent to the configured chat model
 (judged.py); its verdicts replayed as the judge mode.
 
+Families (families.py): the trap and paraphrase families of the verifier, per family and
+language, dev file and held-out file, with the baselines; `--families PATH` runs only them, on
+any file of that format.
+
 Lookup (`--lookup`, latency.py): 1k-100k entries on SQLite and PostgreSQL.
 
 A hit through the API (`--api`, api.py): a real `eko serve`, exact and semantic hits posted as
@@ -38,6 +42,7 @@ messages, p50/p95 against the 30 ms target, with the embedder and the lookup tim
     eko bench guard --lookup                                 # latency only
     eko bench guard --quality-only --backend postgres        # one backend
     eko bench guard --api --api-hits 100                     # a cache hit through the API
+    eko bench guard --families my_pairs.jsonl                # families only, any such file
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from eko.guard.language import detect_language
 from eko.guard.modes import GuardPolicy, build_policy
 from eko_bench.guard.api import run_api
 from eko_bench.guard.backends import agreement_line, compare
+from eko_bench.guard.families import DEFAULT_FAMILIES, print_families
 from eko_bench.guard.latency import BACKENDS, SIZES, run_lookup
 from eko_bench.guard.metrics import Config, figures, measured
 from eko_bench.guard.pairs import FR_PAIRS, CachedEmbedder, cache_path, load_known_wrong, load_pairs
@@ -82,9 +88,14 @@ async def run(
     wrong_out: Path = DEFAULT_WRONG_OUT,
     api: bool = False,
     api_hits: int = 100,
+    families: Sequence[Path] | None = None,
 ) -> None:
     """Measure and print; `data` None skips the quality part, `lookup` False the latency;
-    `api` measures only a cache hit through the API (on the pairs of `data`)."""
+    `api` measures only a cache hit through the API (on the pairs of `data`); `families`
+    measures only those families files."""
+    if families is not None:
+        await _families(settings, console, families)
+        return
     if api:
         if data is None:
             raise ValueError("--api needs a data file")
@@ -156,6 +167,11 @@ async def _quality(
                 f"embedded ({timings['embed_s']:.0f} s, the rest from the cache); quality run "
                 f"{timings['total_s']:.0f} s[/dim]"
             )
+    # The judge mode's grey band needs the model: the families table shows the other modes.
+    no_judge: dict[str, GuardPolicy] = {
+        mode: policy for mode, policy in policies.items() if mode != "judge"
+    }
+    await print_families(console, cached, no_judge, DEFAULT_FAMILIES)
     first, *others = backends
     console.print(_detector_line(by_backend[first]))
     for backend in others:
@@ -170,6 +186,20 @@ async def _quality(
             known_wrong,
             judge_sample,
         )
+    aclose = getattr(embedder, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+async def _families(settings: Settings, console: Console, paths: Sequence[Path]) -> None:
+    embedder = build_embedder(settings)
+    cached = CachedEmbedder(embedder, cache_path(settings.home, embedder.name))
+    threshold = float(cached.calibrated_threshold)
+    policies: dict[str, GuardPolicy] = {
+        mode: build_policy(mode, embedder=embedder.name, calibrated_threshold=threshold)
+        for mode in ("strict", "balanced")
+    }
+    await print_families(console, cached, policies, paths)
     aclose = getattr(embedder, "aclose", None)
     if aclose is not None:
         await aclose()

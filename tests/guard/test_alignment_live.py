@@ -1,0 +1,71 @@
+"""The verifier's alignment through a live server over real sockets (issue 36): with thresholds
+loose enough that the cosine alone would serve every question below, a trap of each kind is
+answered by the model (its refusal named in the reply's metadata) while its paraphrase gets
+the cached answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from eko.llm.providers import FunctionModel
+from tests.api.live_server import running_eko
+
+LOOSE = {"en": 0.25, "fr": 0.25, "und": 0.25}
+ENTRIES = {
+    "Is red wine healthy?": "In moderation, the evidence is mixed.",
+    "What are the disadvantages of WhatsApp?": "It needs a phone number.",
+    "Le riz complet est-il bon pour la santé ?": "Oui, il garde ses fibres.",
+}
+# (asked, the entry it must not get, the rule that refuses it)
+TRAPS = [
+    ("Which red wine is healthy?", "Is red wine healthy?", "yesno"),
+    (
+        "What are the advantages and disadvantages of WhatsApp?",
+        "What are the disadvantages of WhatsApp?",
+        "content",
+    ),
+    ("Le riz est-il bon pour la santé ?", "Le riz complet est-il bon pour la santé ?", "content"),
+]
+PARAPHRASES = [
+    ("Is red wine good for your health?", "Is red wine healthy?"),
+    ("What are the drawbacks of WhatsApp?", "What are the disadvantages of WhatsApp?"),
+    (
+        "Est-ce que le riz complet est bon pour la santé ?",
+        "Le riz complet est-il bon pour la santé ?",
+    ),
+]
+
+
+def _ask(client: httpx.Client, text: str) -> dict[str, Any]:
+    room = client.post("/v1/rooms", json={"kind": "direct"}).json()["id"]
+    reply = client.post(f"/v1/rooms/{room}/messages", json={"content": text})
+    assert reply.status_code == 201, reply.text
+    message: dict[str, Any] = reply.json()["assistant_message"]
+    return message
+
+
+def test_a_trap_is_not_served_while_its_paraphrase_is(database_url: str) -> None:
+    model = FunctionModel.constant("The model's own answer.")
+    with (
+        running_eko(database_url, [model], guard_thresholds=LOOSE) as eko,
+        httpx.Client(base_url=eko.url, headers=eko.headers, timeout=30) as client,
+    ):
+        staff = {"Authorization": f"Bearer {eko.staff_key}"}
+        for question, answer in ENTRIES.items():
+            created = client.post(
+                "/v1/staff/memory", json={"question": question, "answer": answer}, headers=staff
+            )
+            assert created.status_code == 201, created.text
+        for asked, _entry, rule in TRAPS:
+            reply = _ask(client, asked)
+            assert reply["type"] != "cached_response", (asked, reply)
+            refusal = reply["metadata"]["memory_guard"]
+            assert refusal["served"] is False
+            assert rule in refusal["reason"].split(","), refusal
+            assert refusal["nearest"]["above_threshold"] is True
+        for asked, entry in PARAPHRASES:
+            reply = _ask(client, asked)
+            assert reply["type"] == "cached_response", (asked, reply)
+            assert reply["content"] == ENTRIES[entry]
