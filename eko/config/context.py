@@ -56,6 +56,13 @@ class RecallSettings(BaseModel):
     memory_recall_catch_up_s: float = Field(default=1.0, ge=0, le=60)
     # Turns per embedder call when a job indexes an imported history (eko/jobs/turn_indexing.py).
     memory_index_batch: int = Field(default=32, ge=1, le=1024)
+    # Characters of the turn before (its speaker and words, same sitting) embedded ahead of a
+    # turn, so a reply ("Yes, every weekend!") carries what it answers. 0 (the turn alone):
+    # the bundled embedder's cost is per token, and 400 halved its speed — 7.3 against 15.3
+    # turns per CPU-second on LoCoMo, an import's 700 turns in ~76 s instead of ≤ 60 s — for
+    # a recall measured in docs/benchmarks.md ("Import and reindex"). Vectors written with
+    # another value still work; `eko memory reindex` rewrites them.
+    memory_index_previous_chars: int = Field(default=0, ge=0, le=1000)
     # Turns before and after each of the best `memory_recall_neighbours_head` recalled turns
     # that come with it (the exchange around it: the question it answers, the answer it got);
     # the hits below come alone, so the budget holds more of them. A list question ("what
