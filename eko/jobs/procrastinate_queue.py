@@ -267,8 +267,13 @@ class ProcrastinateJobQueue:
             if not pending:
                 return
             if self._worker is None:
-                # No worker in this process: run one until the queue is caught up.
-                await self._app.run_worker_async(**self._worker_options(wait=False))
+                # No worker in this process: run one until the queue is caught up. It stops
+                # fetching once the queue is empty and then waits for the jobs it runs — to
+                # their end: with the grace of a shutdown it cancelled a long one (an import's
+                # indexing, 10 s into 700 turns) and left it to a retry after the drain.
+                options = self._worker_options(wait=False)
+                options["shutdown_graceful_timeout"] = None
+                await self._app.run_worker_async(**options)
             else:
                 await asyncio.sleep(0.05)
 

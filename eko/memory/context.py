@@ -102,7 +102,10 @@ class DualContextBuilder:
         )
         self._recent = RecentReader.from_settings(settings)
         self._turns = TurnIndex(
-            vectors=vectors, embedder=embedder, assistant_name=settings.assistant_name
+            vectors=vectors,
+            embedder=embedder,
+            assistant_name=settings.assistant_name,
+            previous_chars=settings.memory_index_previous_chars,
         )
         self._indexer = TurnIndexer(self._turns, locks=database.keyed_locks)
         self._recall = ContextRecall(

@@ -8,11 +8,15 @@ research?"), and a turn rarely names its own speaker. On LoCoMo's dev questions 
 took dense recall at ~6k characters from 40% to 72% (an offline run on the bench's data);
 vectors written before it (content only) still work and `eko memory reindex` rewrites them.
 
-The vector is of the turn *after the head of the turn before it* (when that one was said in
-the same sitting): a reply makes sense with what it answers ("Yes, every weekend!" after "Do
-you still paint?"). On the dev questions, dense ranking alone put every evidence turn of a
-question in its top 20 for 65% of them instead of 57%, and the context's content recall at
-16k characters went from 90.0% to 92.7% (`eko bench context`, dev-q).
+With `EKO_MEMORY_INDEX_PREVIOUS_CHARS` > 0 the vector is of the turn *after the head of the
+turn before it* (when that one was said in the same sitting): a reply makes sense with what it
+answers ("Yes, every weekend!" after "Do you still paint?"). With 400 characters, on the dev
+questions of 2026-11-25 (the former, loose score), dense ranking alone put every evidence turn
+of a question in its top 20 for 65% of them instead of 57%, and the context's content recall
+at 16k characters went from 90.0% to 92.7%. But the bundled embedder's cost is per token: the
+head halved its speed, and an import's 700 turns missed their minute. The turn alone (0) was
+measured against 400 with the strict score in docs/benchmarks.md ("Import and reindex"): it
+lost recall on the held-out questions, so 400 stays the default.
 
 Messages are indexed as they arrive, off the request path; what writes the missing vectors
 (after each reply, a context build's bounded catch-up, an import's batches) is
@@ -42,8 +46,9 @@ EMBED_CHARS = 1_000
 BATCH = 64
 # Ids per IN (...) list when checking which messages have a vector.
 IN_CHUNK = 500
-# The head of the turn before that goes into a turn's vector, and how far back it may be:
-# further apart, the two turns belong to different sittings and one says nothing of the other.
+# The head of the turn before that goes into a turn's vector (EKO_MEMORY_INDEX_PREVIOUS_CHARS;
+# 0: none), and how far back it may be: further apart, the two turns belong to different
+# sittings and one says nothing of the other.
 PREVIOUS_CHARS = 400
 PREVIOUS_GAP = timedelta(hours=6)
 
@@ -62,10 +67,13 @@ class TurnIndex:
         vectors: VectorIndex,
         embedder: Embedder,
         assistant_name: str,
+        previous_chars: int = PREVIOUS_CHARS,
     ) -> None:
+        """`previous_chars`: how much of the turn before goes into a turn's vector (0: none)."""
         self._vectors = vectors
         self._embedder = embedder
         self._assistant_name = assistant_name
+        self._previous_chars = previous_chars
 
     async def still_missing(
         self, session: AsyncSession, messages: Sequence[Message]
@@ -184,10 +192,16 @@ class TurnIndex:
         if not kept:
             return 0
         # The embedded text is stored with the vector: `eko db reembed` redoes it from there.
-        previous = await _previous_turns(session, room_id, kept)
+        previous = await _previous_turns(session, room_id, kept) if self._previous_chars else {}
         names = await speaker_names(session, [*kept, *previous.values()])
         texts = [
-            embedded_text(m, names, self._assistant_name, previous=previous.get(m.seq - 1))
+            embedded_text(
+                m,
+                names,
+                self._assistant_name,
+                previous=previous.get(m.seq - 1),
+                previous_chars=self._previous_chars,
+            )
             for m in kept
         ]
         vectors = await self._embedder.embed(texts, kind="passage")
@@ -233,6 +247,7 @@ def embedded_text(
     assistant_name: str,
     *,
     previous: Message | None = None,
+    previous_chars: int = PREVIOUS_CHARS,
 ) -> str:
     """What a turn's vector is of (turn_text)."""
     before = None
@@ -240,7 +255,9 @@ def embedded_text(
         speaker = speaker_of(previous, names, assistant_name)
         before = (speaker, previous.content, previous.created_at)
     speaker = speaker_of(message, names, assistant_name)
-    return turn_text(speaker, message.content, message.created_at, previous=before)
+    return turn_text(
+        speaker, message.content, message.created_at, previous=before, chars=previous_chars
+    )
 
 
 def turn_text(
@@ -249,16 +266,18 @@ def turn_text(
     when: datetime,
     *,
     previous: tuple[str, str, datetime] | None = None,
+    chars: int = PREVIOUS_CHARS,
 ) -> str:
-    """A turn's speaker and words (speaker_line), after the head of the turn before it — its
-    (speaker, content, when) — when that one was said in the same sitting."""
+    """A turn's speaker and words (speaker_line), after the head of the turn before it (its
+    first `chars` characters; its (speaker, content, when)) when that one was said in the
+    same sitting."""
     line = speaker_line(speaker, content)
-    if previous is None:
+    if previous is None or chars <= 0:
         return line
     before_speaker, before_content, before_when = previous
     if not before_content.strip() or _apart(when, before_when) > PREVIOUS_GAP:
         return line
-    return f"{speaker_line(before_speaker, before_content)[:PREVIOUS_CHARS]}\n{line}"
+    return f"{speaker_line(before_speaker, before_content)[:chars]}\n{line}"
 
 
 def _apart(a: datetime, b: datetime) -> timedelta:

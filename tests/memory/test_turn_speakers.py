@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.embed.base import Kind
 from eko.memory.speakers import room_speakers
-from eko.memory.turn_index import COLLECTION, PREVIOUS_CHARS
+from eko.memory.turn_index import COLLECTION
 from eko.memory.turn_recall import recall_turns, render_recalled
 from eko.store.message_search import query_words, search_messages
 from eko.store.models import Embedding
@@ -23,6 +23,7 @@ from .conftest import MemoryKit, make_kit
 # One axis per person and one per topic: a question naming Bob is nearest to Bob's turns only
 # when the turn's vector carries its speaker.
 MINUTE = timedelta(minutes=1)
+HEAD = 400  # EKO_MEMORY_INDEX_PREVIOUS_CHARS when a turn's vector carries the turn before
 AXES = {"alice": 0, "bob": 1, "paint": 2, "paints": 2, "painting": 2, "garden": 3}
 
 
@@ -173,7 +174,13 @@ async def test_a_reply_is_embedded_after_what_it_answers_within_one_sitting(
     kit_factory: Callable[..., MemoryKit],
 ) -> None:
     embedder = SpeakerEmbedder()
-    kit = make_kit(kit_factory().database, recent_turns=1, lobby_recent_turns=1, embedder=embedder)
+    kit = make_kit(
+        kit_factory().database,
+        recent_turns=1,
+        lobby_recent_turns=1,
+        embedder=embedder,
+        memory_index_previous_chars=HEAD,
+    )
     alice, bob = await kit.user("Alice"), await kit.user("Bob")
     room = await kit.room(alice, kind="lobby", members=[bob])
     start = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -194,7 +201,28 @@ async def test_a_reply_is_embedded_after_what_it_answers_within_one_sitting(
     assert "Alice: Do you still paint?" in stored  # the first turn: nothing before it
     assert "Alice: Do you still paint?\nBob: Yes, every weekend!" in stored
     # Only the head of a long turn goes before the next one.
-    assert f"{('Alice: Long ' + 'story ' * 200)[:PREVIOUS_CHARS]}\nBob: Sure." in stored
+    assert f"{('Alice: Long ' + 'story ' * 200)[:HEAD]}\nBob: Sure." in stored
     # Three days later is another sitting: the turn stands alone.
     assert "Bob: Back from holidays." in stored
     assert [hit.message_id for hit in hits] == [reply.id]
+
+
+async def test_with_no_previous_chars_a_turn_is_embedded_alone(
+    kit_factory: Callable[..., MemoryKit],
+) -> None:
+    """EKO_MEMORY_INDEX_PREVIOUS_CHARS = 0: the embedder's cost is per token, and the turn
+    before doubled it (docs/benchmarks.md, "Import and reindex")."""
+    kit = make_kit(
+        kit_factory().database, embedder=SpeakerEmbedder(), memory_index_previous_chars=0
+    )
+    assert kit.settings.memory_index_previous_chars == 0
+    alice, bob = await kit.user("Alice"), await kit.user("Bob")
+    room = await kit.room(alice, kind="lobby", members=[bob])
+    start = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+    await kit.say(room, "Do you still paint?", user=alice, created_at=start)
+    await kit.say(room, "Yes, every weekend!", user=bob, created_at=start + MINUTE)
+    async with kit.database.session() as session:
+        await kit.memory.context.turns.reindex(session, room_id=room.id)
+        await session.commit()
+        stored = await stored_turn_texts(session)
+    assert stored == {"Alice: Do you still paint?", "Bob: Yes, every weekend!"}
