@@ -142,17 +142,17 @@ export function startShell(me, { api, apiStream, banner, reportError }) {
       };
     } else if (view === "lobby" && id) {
       rooms.setActive(id);
-      const mount = (m) => m.mountLobby(container, ctx, id);
+      const mount = (m, view) => m.mountLobby(view, ctx, id);
       const mounted = await mountModule(container, "./lobby.js", mount, turn);
       if (turn === routing) cleanup = mounted;
     } else if (view === "staff" && id === "users" && me.role === "staff") {
       rooms.setActive(null);
-      const mount = (m) => m.mountUsers(container, ctx);
+      const mount = (m, view) => m.mountUsers(view, ctx);
       const mounted = await mountModule(container, "./users_page.js", mount, turn);
       if (turn === routing) cleanup = mounted;
     } else if (view === "staff" && ["guard", "memory", "jobs"].includes(id) && me.role === "staff") {
       rooms.setActive(null);
-      const mount = (m) => m.mountStaff(container, ctx, id);
+      const mount = (m, view) => m.mountStaff(view, ctx, id);
       const mounted = await mountModule(container, "./staff.js", mount, turn);
       if (turn === routing) cleanup = mounted;
     } else if (rooms.rooms().length) {
@@ -164,19 +164,20 @@ export function startShell(me, { api, apiStream, banner, reportError }) {
 
   // A view in its own module is mounted once the module has loaded, and by then a newer route
   // may have shown another view (a click on "New conversation" while the lobby's module was
-  // still on its way): the older route then leaves the view to the newer one.
+  // still on its way, or while the lobby was loading its room): the older route then leaves the
+  // view to the newer one. The module writes through `whileCurrent`, so a mount that became
+  // stale changes nothing on the page: the newer view is never shown again from scratch (which
+  // lost what the person had typed into it meanwhile).
   async function mountModule(container, path, mount, turn) {
     container.replaceChildren();
     container.className = "view";
     try {
       const module = await import(path);
       if (turn !== routing) return null;
-      const unmount = await mount(module);
+      const unmount = await mount(module, whileCurrent(container, turn));
       const stop = typeof unmount === "function" ? unmount : null;
       if (turn !== routing) {
-        // A newer route came while this view was mounting: undo it, show the newest again.
-        stop?.();
-        route();
+        stop?.(); // a newer route came while this view was mounting
         return null;
       }
       return stop;
@@ -185,6 +186,23 @@ export function startShell(me, { api, apiStream, banner, reportError }) {
       showMessage(container, t("view.missing"));
       return null;
     }
+  }
+
+  // The view's element as a module's mount sees it: its changes reach the page only while the
+  // route that mounts it is the latest one.
+  function whileCurrent(container, turn) {
+    return new Proxy(container, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target);
+        if (typeof value !== "function") return value;
+        return (...args) =>
+          turn === routing || !VIEW_WRITES.has(name) ? value.apply(target, args) : undefined;
+      },
+      set(target, name, value) {
+        if (turn === routing) Reflect.set(target, name, value, target);
+        return true;
+      },
+    });
   }
 
   // A direct room is one person and Eko; a lobby is a room others join (members are added
@@ -227,6 +245,13 @@ export function startShell(me, { api, apiStream, banner, reportError }) {
     banner.render();
   }
 }
+
+// What a stale mount may not do to the view's element (whileCurrent).
+const VIEW_WRITES = new Set([
+  "replaceChildren", "append", "appendChild", "prepend", "insertBefore", "removeChild",
+  "replaceChild", "replaceWith", "remove", "insertAdjacentElement", "insertAdjacentHTML",
+  "insertAdjacentText", "setAttribute", "removeAttribute", "toggleAttribute",
+]);
 
 function closeRoomsOnPhone() {
   document.body.classList.remove("rooms-open");

@@ -98,3 +98,36 @@ def test_a_view_still_loading_never_replaces_a_newer_one(new_page: PageFactory) 
     )
     expect(page.locator(COMPOSER)).to_be_visible()
     expect(page.locator("[data-testid=lobby]")).to_have_count(0)
+
+
+def test_a_view_still_mounting_never_resets_a_newer_one(new_page: PageFactory) -> None:
+    """The page opens a lobby that is slow to load its room; "New conversation" clicked
+    meanwhile shows the conversation, the person types, the lobby's room arrives: what was
+    typed is still there and is sent (the older route used to show the newest view again from
+    scratch, and the message was lost: CI's "regenerate twice" test sent nothing)."""
+    page = new_page()
+    with page.expect_response(
+        lambda r: r.url.endswith("/v1/rooms") and r.request.method == "POST"
+    ) as created:
+        page.click("#new-lobby")
+    lobby_id = str(created.value.json()["id"])
+    expect(page.locator("[data-testid=lobby]")).to_be_visible()
+    held: list[Route] = []
+    page.route(f"**/v1/rooms/{lobby_id}", lambda route: held.append(route))
+    page.reload()  # opens the lobby again, which now waits for its room
+    for _ in range(200):  # bounded: until the lobby asks for its room
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the lobby never asked for its room"
+    new_conversation(page)
+    page.fill(COMPOSER, "Toujours là ?")
+    for route in held:
+        route.continue_()
+    # The lobby's room has arrived and its mount has ended (the older route's last chance).
+    page.wait_for_timeout(500)
+    expect(page.locator(COMPOSER)).to_have_value("Toujours là ?")
+    page.press(COMPOSER, "Enter")
+    own = page.locator(".messages [data-role=user] .msg-body").first
+    expect(own).to_have_text("Toujours là ?")
+    expect(page.locator("[data-testid=lobby]")).to_have_count(0)
