@@ -57,6 +57,16 @@ _DETERMINERS = frozenset(
 _DIGIT_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th|er|re|ere|e|eme|ieme)$")
 
 
+def _spelled_step(current: int | None, word: str) -> int | None:
+    """The number being read (`current`, None before one) with `word` taken in when it is a
+    number word ("twenty", then "five"; "three", then "hundred"); None when it is not one."""
+    if word in _UNITS:
+        return (current or 0) + _UNITS[word]
+    if word in _SCALES and (current is not None or word in ("hundred", "thousand")):
+        return (current or 1) * _SCALES[word]
+    return None
+
+
 def spelled_numbers(text: str) -> frozenset[str]:
     """The numbers a text writes in words or as digit ordinals, as digits: "twenty five" ->
     25, "trois" -> 3, "third" / "3rd" / "troisième" -> 3 (the digits themselves are the
@@ -65,11 +75,8 @@ def spelled_numbers(text: str) -> frozenset[str]:
     current: int | None = None
     previous = ""
     for word in [*fold_words(text), ""]:
-        if word in _UNITS:
-            current = (current or 0) + _UNITS[word]
-            continue
-        if word in _SCALES and (current is not None or word in ("hundred", "thousand")):
-            current = (current or 1) * _SCALES[word]
+        if (spelled := _spelled_step(current, word)) is not None:
+            current = spelled
             continue
         if current is not None:
             found.add(current)
@@ -101,11 +108,8 @@ def with_digits(words: list[str]) -> list[str]:
     out: list[str] = []
     current: int | None = None
     for word in [*words, ""]:
-        if word in _UNITS:
-            current = (current or 0) + _UNITS[word]
-            continue
-        if word in _SCALES and (current is not None or word in ("hundred", "thousand")):
-            current = (current or 1) * _SCALES[word]
+        if (spelled := _spelled_step(current, word)) is not None:
+            current = spelled
             continue
         ordinal = ordinal_value(word)
         if ordinal is None and (digit := _DIGIT_ORDINAL.match(word)) is not None:
