@@ -33,14 +33,15 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.setdefault("EKO_LOCAL_THREADS", "1")
 
 
-@pytest.hookimpl(trylast=True)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Groups for `pytest -n 2 --dist loadgroup` (scripts/test): a file's tests stay together
     (they share module fixtures: a live server, a measured load run); the slow tests that are
     not browser tests form two groups, one per kind of load, so two tests that each run the
     bundled model, or two that each start several processes, never run side by side: "model"
     (the bundled model or embedder, one core each, see above) and "processes" (several servers
-    or job workers at once)."""
+    or job workers at once). It runs first: xdist's own hook turns the marks into the "@group"
+    suffix of each test's id, which is what the scheduler reads."""
     root = Path(__file__).parent
     for item in items:
         if item.get_closest_marker("slow") and not item.get_closest_marker("browser"):
