@@ -35,19 +35,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Groups for `pytest -n 2 --dist loadgroup` (scripts/test): a file's tests stay together
-    (they share module fixtures: a live server, a measured load run); the slow tests that are
-    not browser tests form two groups, one per kind of load, so two tests that each run the
-    bundled model, or two that each start several processes, never run side by side: "model"
-    (the bundled model or embedder, one core each, see above) and "processes" (several servers
-    or job workers at once). It runs first: xdist's own hook turns the marks into the "@group"
-    suffix of each test's id, which is what the scheduler reads."""
+    """Groups for `pytest -n 2 --dist loadgroup` (scripts/test): a file's tests stay on one
+    worker, so its module and session fixtures (a live server, a measured load run) are set up
+    once, not once per worker. It runs first: xdist's own hook turns the marks into the
+    "@group" suffix of each test's id, which is what the scheduler reads.
+
+    No wider group: one that held every slow model test made them run one after another on
+    one worker, the critical path of the run (over 35 minutes in all, measured 2026-11-27),
+    while two of them side by side take one core each (EKO_LOCAL_THREADS above)."""
     root = Path(__file__).parent
     for item in items:
-        if item.get_closest_marker("slow") and not item.get_closest_marker("browser"):
-            group = "processes" if item.get_closest_marker("processes") else "model"
-        else:
-            group = Path(item.path).relative_to(root).as_posix()
+        group = Path(item.path).relative_to(root).as_posix()
         item.add_marker(pytest.mark.xdist_group(group))
 
 

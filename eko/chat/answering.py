@@ -184,7 +184,7 @@ class Answerer:
             reply_to_id=turn.user_message.id,
             looked_up=True,  # above or just stored; the look under the room's lock still runs
             # One transaction: the reply, the end of what is owed, and its background work.
-            in_same_transaction=self._on_reply(turn),
+            in_same_transaction=self._on_reply(turn, draft),
         )
         if created:
             if self._jobs is not None:
@@ -192,11 +192,13 @@ class Answerer:
             await self._publish(reply)
         return reply
 
-    def _on_reply(self, turn: Turn) -> message_repo.SessionHook:
+    def _on_reply(self, turn: Turn, draft: Draft) -> message_repo.SessionHook:
         after_reply, jobs = self.after_reply, self._jobs
 
         async def settled_with_jobs(session: AsyncSession, reply: Message) -> None:
             await outbox.settle(session, turn.user_message.id)
+            if draft.stored_with is not None:
+                await draft.stored_with(session)
             if after_reply is not None and jobs is not None:
                 await after_reply.enqueue_in(session, jobs, turn, reply)
 
@@ -274,7 +276,10 @@ class Answerer:
             }
             user = await session.get(User, turn.user.id, populate_existing=True)
             window = turn.recent
-            if window is None:
+            answered = any(
+                getattr(value, "answers", False) is True for value in read_ahead.values()
+            )
+            if window is None and not answered:
                 window = await self._recent.read(
                     session,
                     room_id=turn.room.id,

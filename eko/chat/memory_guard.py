@@ -45,12 +45,25 @@ class MemoryGuardStage:
             user_public_id=turn.user.public_id,
             room_id=turn.room.id,
             message_id=turn.user_message.id,
+            counted_by_caller=True,
         )
         if cached is None:
             return None
         if isinstance(cached, GuardMiss):
             return Note(cached.meta)  # why a close entry was refused, on the writer's reply
-        return Draft(content=cached.text, type=CACHED_RESPONSE, meta=ReplyMeta(**cached.meta))
+        guard = self._guard
+
+        async def counted(session: AsyncSession) -> None:
+            await guard.count_use(session, cached)
+
+        # Counted with the reply that serves it: one transaction fewer, and no use counted for
+        # a reply that was never stored.
+        return Draft(
+            content=cached.text,
+            type=CACHED_RESPONSE,
+            meta=ReplyMeta(**cached.meta),
+            stored_with=counted,
+        )
 
 
 class GuardAutoLearn:

@@ -13,6 +13,7 @@ Features plug in here instead of editing the service.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -20,6 +21,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.chat.reply_meta import ReplyMeta
 from eko.memory.turn import Turn
+
+# Work that belongs with the stored reply: run in the transaction that stores it (e.g. the
+# memory guard's usage count of the entry a cached reply serves).
+StoredWith = Callable[[AsyncSession], Awaitable[None]]
 
 __all__ = ["Draft", "Note", "ReadsAhead", "ShortCircuit", "Turn", "Writer"]
 
@@ -33,6 +38,7 @@ class Draft:
     meta: ReplyMeta = field(default_factory=ReplyMeta)
     reasoning: str | None = None
     tool_calls: list[dict[str, Any]] | None = None
+    stored_with: StoredWith | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +60,9 @@ class ShortCircuit(Protocol):
 @runtime_checkable
 class ReadsAhead(Protocol):
     """A short-circuit that reads what it needs in the session that reads the turn's user and
-    recent window (one transaction fewer); `respond` finds it in `turn.read_ahead[name]`."""
+    recent window (one transaction fewer); `respond` finds it in `turn.read_ahead[name]`. A
+    value whose `answers` is True says the stage will answer: the recent window is then not
+    read (a writer reads it itself if the stage does not answer after all)."""
 
     name: str
 

@@ -41,6 +41,8 @@ class CachedAnswer:
 
     text: str
     meta: dict[str, Any]
+    entry_id: str
+    score: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +103,12 @@ class ConversationGuard:
         room_id: str,
         message_id: str,
         exact: ExactKey | None = None,
+        counted_by_caller: bool = False,
     ) -> CachedAnswer | GuardMiss | None:
         """A close enough validated answer to `question` in the asker's scopes, if any; else
         why a close enough entry was refused, if one was. `exact`: its exact key as
-        `exact_key` read it."""
+        `exact_key` read it. `counted_by_caller`: the caller counts the hit (`count_use`) in
+        the transaction that stores the reply serving it."""
         if not self._enabled:
             return None
         try:
@@ -114,6 +118,7 @@ class ConversationGuard:
                 room_id=room_id,
                 message_id=message_id,
                 exact=exact,
+                counted_by_caller=counted_by_caller,
             )
         except Exception as exc:
             log.warning("guard.lookup_failed", error=str(exc), room_id=room_id)
@@ -127,7 +132,13 @@ class ConversationGuard:
                 "action": "respond_from_memory",
                 "memory_guard": result.hit.as_meta(result.threshold, result.policy_meta()),
             },
+            entry_id=result.hit.entry.id,
+            score=result.hit.score,
         )
+
+    async def count_use(self, session: AsyncSession, cached: CachedAnswer) -> None:
+        """Count a served answer in the caller's transaction (the one storing its reply)."""
+        await self._service.count_use(session, cached.entry_id, cached.score)
 
     async def learn_cacheable(self, reply: Message) -> None:
         """Learn `reply` now when its intent is listed in EKO_GUARD_CACHEABLE_INTENTS. The list

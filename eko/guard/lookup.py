@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, cast
+from dataclasses import replace
+from typing import cast
 
 import numpy as np
 from sqlalchemy import bindparam, select, text
@@ -26,8 +26,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.embed.base import Embedder
 from eko.guard.check import CheckResult, false_hit_check
-from eko.guard.decide import Candidate, CheckFn, Decision, Judged, decide
+from eko.guard.decide import Candidate, CheckFn, Decision, decide
 from eko.guard.entries import COLLECTION, GuardEntries, count_use
+from eko.guard.found import ExactKey, Hit, Lookup
 from eko.guard.judge import GuardJudge, JudgeVerdict
 from eko.guard.language import Language, detect_language, serves_language
 from eko.guard.modes import GuardPolicy, build_policy
@@ -52,80 +53,6 @@ _EXACT = (
     .order_by(_ENTRIES.created_at.desc(), _ENTRIES.id)
     .limit(1)
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    entry: GuardEntry
-    score: float
-    match: str  # "exact" | "semantic" | "judged" (a grey-band candidate the judge accepted)
-    check: CheckResult | None
-    judge: JudgeVerdict | None = None
-
-    def as_meta(self, threshold: float, policy: dict[str, Any] | None = None) -> dict[str, Any]:
-        """What a cached_response message records about where its answer came from."""
-        meta = {
-            "entry_id": self.entry.id,
-            "score": round(self.score, 4),
-            "match": self.match,
-            "threshold": threshold,
-            "scope": Scope.parse(self.entry.scope).kind,
-            "check": None if self.check is None else self.check.as_meta(),
-        }
-        if policy is not None:
-            meta.update(mode=policy["mode"], language=policy["language"])
-        if self.judge is not None:
-            meta["judge"] = self.judge.as_meta()
-        return meta
-
-
-@dataclass(frozen=True, slots=True)
-class Lookup:
-    hit: Hit | None
-    threshold: float
-    decision: Decision[GuardEntry] | None  # None when the exact key answered
-    # Why nothing was even looked for: "deictic" (the question points at something unseen).
-    refused: str | None = None
-    language: str = "und"
-    mode: str = "balanced"
-    # The judge's verdict when one was asked (served or not: a failure is recorded here).
-    judge: JudgeVerdict | None = None
-
-    def policy_meta(self) -> dict[str, Any]:
-        return {"mode": self.mode, "language": self.language}
-
-    def miss_meta(self) -> dict[str, Any] | None:
-        """Why nothing was served although an entry was close enough, for the reply the
-        writer makes instead: the best candidate at or above the threshold that a rule refused
-        ("language": an entry in another language), or the judge's no. None when there was no
-        such candidate (the common miss: nothing near enough) or when an answer was served."""
-        if self.hit is not None or self.decision is None:
-            return None
-        refused = self.decision.rejected_by_check
-        if refused:
-            best = refused[0]
-            assert best.check is not None
-            reason = ",".join(best.check.failed)
-            nearest: dict[str, Any] = judged_meta(best)
-        elif self.judge is not None:
-            reason, nearest = "judge", {"judge": self.judge.as_meta()}
-        else:
-            return None
-        return {
-            "served": False,
-            "reason": reason,
-            "threshold": self.threshold,
-            **self.policy_meta(),
-            "nearest": nearest,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ExactKey:
-    """A question's exact key as the caller read it in its own transaction (`exact_key`): the
-    live entry stored under it, or None (`lookup` then goes straight to the embedder)."""
-
-    entry_id: str | None
 
 
 class GuardLookup:
@@ -185,7 +112,11 @@ class GuardLookup:
         (nothing read) when `lookup` would not look the question up."""
         if self._refused(question, scopes) is not None:
             return None
-        return ExactKey(await self._exact_id(session, question, scopes))
+        entry_id = await self._exact_id(session, question, scopes)
+        entry = None if entry_id is None else await session.get(GuardEntry, entry_id)
+        if entry is not None and not self._is_live(entry, {scope.key for scope in scopes}):
+            entry = None
+        return ExactKey(entry_id, entry)
 
     async def lookup(
         self,
@@ -198,6 +129,7 @@ class GuardLookup:
         room_id: str | None = None,
         message_id: str | None = None,
         exact: ExactKey | None = None,
+        counted_by_caller: bool = False,
     ) -> Lookup:
         """The entry that answers `question` in these scopes, if any.
 
@@ -205,7 +137,9 @@ class GuardLookup:
         `vector` skips embedding (the benchmark passes precomputed ones). `threshold` replaces
         the language's (a staff search trying another value; no judge then). `room_id` and
         `message_id` name the judge's model call in llm_calls. `exact`: the exact key as the
-        caller read it (`exact_key`, with the same question and scopes).
+        caller read it (`exact_key`, with the same question and scopes). `counted_by_caller`:
+        a hit is not counted here; the caller counts it (`count_use`) in its own transaction
+        (the chat: with the reply that serves it).
         """
         language = detect_language(question)
         floor = self.policy.judge_floor(language) if threshold is None else None
@@ -220,26 +154,27 @@ class GuardLookup:
         # Serving reads only the rows that could be served or judged (most lookups: none);
         # a staff search or the benchmark (record_use False) sees every candidate.
         cutoff = min(threshold, floor if floor is not None else threshold) if record_use else None
+        counts = record_use and not counted_by_caller
         # The exact key first: an exact hit is served without embedding the question. The
         # question is embedded outside any transaction; then one transaction for the search,
         # the rows and the usage count (with the exact key in it when the vector was given).
         if exact is None and vector is None:
             async with self._entries.database.session() as session:
-                exact = ExactKey(await self._exact_id(session, question, scopes))
-        if exact is not None and exact.entry_id is not None:
-            async with self._entries.database.session() as session:
-                hit = await self._serve_exact(session, exact.entry_id, keys, record_use)
-            if hit is not None:
-                return replace(found, hit=hit)
+                exact = await self.exact_key(session, question, scopes)
+        if exact is not None and exact.entry is not None:
+            if counts:
+                async with self._entries.database.session() as session:
+                    await self._count_use(session, exact.entry.id, 1.0)
+            return replace(found, hit=Hit(exact.entry, 1.0, "exact", None))
         if vector is None:
             vector = (await self._embedder.embed([question], kind="query"))[0]
         async with self._entries.database.session() as session:
             if exact is None and (entry_id := await self._exact_id(session, question, scopes)):
-                hit = await self._serve_exact(session, entry_id, keys, record_use)
+                hit = await self._serve_exact(session, entry_id, keys, counts)
                 if hit is not None:
                     return replace(found, hit=hit)
             decision, hit = await self._semantic(
-                session, question, language, keys, vector, threshold, cutoff, record_use
+                session, question, language, keys, vector, threshold, cutoff, counts
             )
         found = replace(found, decision=decision)
         if hit is None and floor is not None and self.judge is not None:
@@ -247,7 +182,7 @@ class GuardLookup:
                 question, language, decision, floor, room_id, message_id
             )
             found = replace(found, judge=verdict)
-            if hit is not None and record_use:
+            if hit is not None and counts:
                 async with self._entries.database.session() as session:
                     await self._count_use(session, hit.entry.id, hit.score)
         return found if hit is None else replace(found, hit=hit)
@@ -343,6 +278,10 @@ class GuardLookup:
             return None, verdict
         return None, None
 
+    async def count_use(self, session: AsyncSession, entry_id: str, score: float) -> None:
+        """Count a hit served by a `counted_by_caller` lookup, in the caller's transaction."""
+        await count_use(session, entry_id, score)
+
     async def _count_use(self, session: AsyncSession, entry_id: str, score: float) -> None:
         """Count a served answer. On PostgreSQL its commit does not wait for the WAL flush
         (about 10 ms, most of a hit's time): a crash may lose the last uses counted, no row."""
@@ -387,14 +326,3 @@ def language_mismatch(language: Language, stored: str) -> CheckResult:
     """The check's verdict on an entry in another language than the question's."""
     details = {"language": {"question": language, "entry": detect_language(stored)}}
     return CheckResult(False, ("language",), details)
-
-
-def judged_meta(judged: Judged[GuardEntry]) -> dict[str, Any]:
-    """One candidate of a lookup, for staff search results."""
-    return {
-        "entry_id": judged.candidate.item.id,
-        "score": round(judged.candidate.score, 4),
-        "above_threshold": judged.above_threshold,
-        "check": None if judged.check is None else judged.check.as_meta(),
-        "servable": judged.servable,
-    }

@@ -2,7 +2,8 @@
 
     lookup.py     serve: exact key, then nearest questions, threshold and false-hit check
                   (rules.py), per-language thresholds of the mode (modes.py, language.py),
-                  the judge for the grey band in the judge mode (judge.py)
+                  the judge for the grey band in the judge mode (judge.py); what it
+                  found, in found.py
     learn.py      write: store a validated pair in one scope, find what was learned
     agreement.py  promote to the shared scope when K distinct users agree
     audit.py      staff: list, obsolete, delete, prune, count
@@ -24,9 +25,10 @@ from eko.embed.base import Embedder
 from eko.guard.agreement import GuardAgreement, Settled
 from eko.guard.audit import GuardAudit
 from eko.guard.entries import COLLECTION, GuardEntries
+from eko.guard.found import ExactKey, Hit, Lookup, judged_meta
 from eko.guard.judge import GuardJudge
 from eko.guard.learn import GuardWriter, Learned, NotLearnable
-from eko.guard.lookup import ExactKey, GuardLookup, Hit, Lookup, judged_meta
+from eko.guard.lookup import GuardLookup
 from eko.guard.modes import GuardPolicy, build_policy
 from eko.store.db import Database
 from eko.store.vectors import VectorIndex
@@ -91,6 +93,7 @@ class GuardService:
         # docstring (lookup.py, learn.py, audit.py, entries.py), not a copy of them.
         self.lookup = self._lookup.lookup
         self.exact_key = self._lookup.exact_key
+        self.count_use = self._lookup.count_use
         self.learn = self._writer.learn
         self.by_source_message = self._writer.by_source_message
         self.learned_from = self._writer.learned_from

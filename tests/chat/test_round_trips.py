@@ -12,15 +12,18 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+from sqlalchemy import event
 
 from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
+from eko.guard.scope import Scope
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
 from eko.store import chat_profile
 from eko.store import rooms as room_repo
 from eko.store import users as user_repo
 from eko.store.db import Database
+from eko.store.guard_models import GuardEntry
 from eko.store.models import Room, User
 from eko.wiring import Services, build_services
 from eko_bench.sql_counter import SqlCount, SqlCounter
@@ -112,3 +115,52 @@ async def test_a_posted_message_costs_no_more_round_trips_than_now(
     for count in counts:
         assert 0 < count.statements <= statements, counts
         assert 0 < count.transactions <= transactions, counts
+
+
+# An exact cache hit (issue 36: the one reply that can be instant): the key and its entry are
+# read with the user, the recent window is not read (no writer will need it), and the entry's
+# usage is counted in the transaction that stores the reply. (statements, transactions).
+# Before (main at 81583f2): SQLite 14 statements in 4 transactions, PostgreSQL 20 in 7. PostgreSQL
+# also locks the room's row, notifies listeners and defers the after-reply job by its function.
+EXACT_HIT_CEILINGS = {"sqlite": (13, 3), "postgresql": (18, 6)}
+
+
+async def test_an_exact_hit_reads_no_window_and_counts_its_use_with_the_reply(
+    database: Database, stack: tuple[Services, User, Room]
+) -> None:
+    services, user, room = stack
+    question = "How do I export the team calendar to Outlook?"
+    answer = "Open Settings, then Calendar, then Export."
+    for i in range(6):
+        await _post(services, user, room, f"How do I change setting {i}? ({i})")
+    learned = await services.guard.learn(
+        question=question, answer=answer, scope=Scope(services.settings.default_persona)
+    )
+    counter = SqlCounter(database)
+    statements: list[str] = []
+
+    def seen(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        statements.append(statement)
+
+    event.listen(database.engine.sync_engine, "before_cursor_execute", seen)
+    try:
+        with counter.counting() as count:
+            exchange = await services.chat.post(user=user, room=room, content=question)
+    finally:
+        event.remove(database.engine.sync_engine, "before_cursor_execute", seen)
+        counter.close()
+    reply = exchange.assistant_message
+    assert reply is not None and reply.type == "cached_response" and reply.content == answer
+    assert reply.meta["memory_guard"]["match"] == "exact"
+    # The room's recent messages were never read (the newest first, as the window reads them).
+    window_reads = [
+        s for s in statements if "ORDER BY messages.seq DESC" in s and "messages.content" in s
+    ]
+    assert window_reads == [], window_reads
+    async with database.session() as session:
+        entry = await session.get(GuardEntry, learned.entry.id)
+        # Counted once, with the reply: +2 for a strong hit (spec).
+        assert entry is not None and entry.usage_count == 2 and entry.last_used_at is not None
+    ceiling_statements, ceiling_transactions = EXACT_HIT_CEILINGS[database.dialect]
+    assert 0 < count.statements <= ceiling_statements, count
+    assert 0 < count.transactions <= ceiling_transactions, count
