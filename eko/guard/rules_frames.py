@@ -46,6 +46,8 @@ def is_yes_no(text: str) -> bool:
     if not words:
         return False
     starts = words[0] in _AUXILIARIES or words[:2] == ["est", "ce"]
+    if words[0] == "a" and words[1:2] and words[1] in _FR_QUESTION_WORDS | _OPEN:
+        starts = False  # "À quoi sert …", "À qui …": a preposition, not "a-t-il"
     if _OPEN & set(words[:3]):
         return False  # "À quelle heure le support est-il ouvert ?"
     if not starts and _INVERSION.search(text) is not None:

@@ -2,7 +2,9 @@
 
 - **kind**: "Who is X?" is not "Where is X?", "Quand …" is not "Combien …": both ask a
   definite kind (who, where, when, why, how many) and none in common. Open kinds (what,
-  which, how, yes/no) mix freely: paraphrases swap them all the time (measured on QQP).
+  which, how, yes/no) mix freely: paraphrases swap them all the time (measured on QQP), except
+  why / how, which + noun / how, and (issue 36) a manner against a decision ("How do I quit my
+  job?" / "Should I quit my job?") or an outcome ("… / What do I gain from quitting my job?").
 - **opposites**: one side says "increase", "summer", "avant", "ajouter" and the other its
   opposite ("reduce", "winter", "après", "retirer"): the same words around them, the
   opposite question.
@@ -12,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from eko.guard.normalize import fold_words
@@ -79,7 +82,77 @@ def kinds_differ(question: str, stored: str) -> tuple[list[str], list[str]] | No
         return ["which"], ["how"]
     if asks_which(stored) and not asks_which(question) and asks_how(question):
         return ["how"], ["which"]
+    # A manner against a decision or an outcome (issue 36): "How do I quit my job?" / "Should I
+    # quit my job?", "Comment apprendre à coder ?" / "À quoi sert d'apprendre à coder ?".
+    for asked, other, flip in ((question, stored, False), (stored, question, True)):
+        if not asks_how(asked) or asks_how(other):
+            continue
+        other_kind = "decision" if asks_decision(other) else None
+        if other_kind is None and outcome_marks(other) - outcome_marks(asked):
+            other_kind = "outcome"
+        if other_kind is not None:
+            return ([other_kind], ["how"]) if flip else (["how"], [other_kind])
     return None
+
+
+# --- a decision, an outcome: what a manner question is not ---
+
+# A question that asks whether one should: "Should I …?", "Must I …?", "Dois-je …?", "Faut-il
+# …?", "Devrais-je …?", "Est-ce que je dois …?". Not "Can I …?" (ability often means how) nor
+# "Is/Does/Will …?": on QQP dev these against "how" were paraphrases ("Will terrorism ever be
+# stopped?" / "How can terrorism be stopped?"), the decision ones were not.
+_DECISION = frozenset(
+    {
+        "should", "shall", "must", "ought",
+        "dois", "doit", "devons", "devez", "doivent", "devrais", "devrait", "devrions",
+        "devriez", "devraient", "faut", "vaut",
+    }
+)  # fmt: skip
+# "Is it worth …?", "Is it a good idea to …?", "Do I have to …?", "Est-ce une bonne idée de …?".
+_DECISION_PHRASE = re.compile(
+    r"^(?:(?:is|would|will|was) it (?:really )?(?:worth|a good idea|wise|advisable)"
+    r"|(?:do|does|did) (?:i|you|we|one|they) (?:really )?(?:have|need) to"
+    r"|est ce (?:que c est |que ce serait |qu il est )?une bonne idee)\b"
+)
+
+
+def asks_decision(text: str) -> bool:
+    """Asks whether one should do something, not how to: starts with a decision modal
+    ("Should I …", "Faut-il …", "Est-ce que je dois …") or phrase ("Is it worth …")."""
+    words = fold_words(text)
+    if not words:
+        return False
+    if words[:2] == ["est", "ce"]:  # "Est-ce que je dois …", "Est-ce qu'il faut …"
+        return bool(_DECISION & set(words[2:6])) or bool(_DECISION_PHRASE.match(" ".join(words)))
+    return words[0] in _DECISION or bool(_DECISION_PHRASE.match(" ".join(words)))
+
+
+# What a question asks for when it asks the result, benefit or purpose of something: "What do
+# I gain from …", "What can I get by …", "What happens if …", "What does X do for you", "the
+# benefits of", "À quoi sert …", "Que gagne-t-on à …", "Qu'apporte …", "Que se passe-t-il si
+# …". A mark on the other side too ("How can I benefit from …") is no difference.
+_OUTCOMES = {
+    "get": r"\bwhat(?: \w+){0,2} (?:get|gain|achieve)\b",
+    "happen": r"\bwhat(?: \w+)? happens?\b",
+    "do for": r"\bwhat (?:do|does|did|can|could|will|would)(?: \w+){1,4} do for "
+    r"(?:you|me|us|one|them|him|her|my|your|our|their)\b",
+    "good for": r"\bwhat\b.* good for$",  # "What is keeping a diary good for?"
+    "benefit": r"\b(?:benefits?|advantages?|pros)\b",
+    "purpose": r"\b(?:purpose|the point (?:of|in)|(?:the|any) use of|used for)\b",
+    "effect": r"\b(?:effects?|results?|consequences?|outcomes?)\b",
+    "sert": r"\ba quoi(?: \w+)? (?:sert|servent|servir|bon)\b",
+    "gagne": r"\b(?:que|qu|quoi)(?: \w+){0,4} (?:gagne|gagnent|apporte|apportent|rapporte)\b",
+    "se passe": r"\b(?:que|qu)(?: \w+){0,3} se passe\b",
+    "bienfait": r"\b(?:bienfaits?|avantages?|interet|utilite)\b",
+    "effet": r"\b(?:effets?|consequences?|resultats?)\b",
+}
+_OUTCOME = {name: re.compile(pattern) for name, pattern in _OUTCOMES.items()}
+
+
+def outcome_marks(text: str) -> frozenset[str]:
+    """The outcome marks of a question (names of _OUTCOMES): none for "How do I …"."""
+    joined = " ".join(fold_words(text))
+    return frozenset(name for name, pattern in _OUTCOME.items() if pattern.search(joined))
 
 
 _WHICH = frozenset({"which", "quel", "quelle", "quels", "quelles"})

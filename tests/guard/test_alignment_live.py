@@ -17,6 +17,8 @@ ENTRIES = {
     "Is red wine healthy?": "In moderation, the evidence is mixed.",
     "What are the disadvantages of WhatsApp?": "It needs a phone number.",
     "Le riz complet est-il bon pour la santé ?": "Oui, il garde ses fibres.",
+    "How do I learn Kotlin?": "Start with the official Kotlin Koans.",
+    "Comment apprendre le Kotlin ?": "Commencez par les Kotlin Koans.",
 }
 # (asked, the entry it must not get, the rule that refuses it)
 TRAPS = [
@@ -27,6 +29,10 @@ TRAPS = [
         "content",
     ),
     ("Le riz est-il bon pour la santé ?", "Le riz complet est-il bon pour la santé ?", "content"),
+    # A manner against a decision or an outcome (rules_words.kinds_differ).
+    ("Should I learn Kotlin?", "How do I learn Kotlin?", "kind"),
+    ("What do I gain from learning Kotlin?", "How do I learn Kotlin?", "kind"),
+    ("Faut-il apprendre le Kotlin ?", "Comment apprendre le Kotlin ?", "kind"),
 ]
 PARAPHRASES = [
     ("Is red wine good for your health?", "Is red wine healthy?"),
@@ -35,6 +41,7 @@ PARAPHRASES = [
         "Est-ce que le riz complet est bon pour la santé ?",
         "Le riz complet est-il bon pour la santé ?",
     ),
+    ("What is the best way to learn Kotlin?", "How do I learn Kotlin?"),
 ]
 
 
