@@ -36,6 +36,7 @@ from eko.llm.providers.local import LocalLlamaProvider
 from eko.llm.structured import output_schema
 from eko.llm.types import ChatMessage, ProviderRequest
 from eko_bench.llm_quality import (
+    ANSWER_MAX_TOKENS,
     DEFAULT_QA_FILE,
     QA_SYSTEM_PROMPT,
     QAItem,
@@ -51,7 +52,6 @@ from eko_bench.llm_quality_json import (
     orchestrator_output_model,
 )
 
-ANSWER_MAX_TOKENS = 64
 PLAIN_MAX_TOKENS = 64
 PLAIN_PROMPTS = (
     "Explain how bread rises, step by step.",

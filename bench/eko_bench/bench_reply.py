@@ -14,7 +14,9 @@ answers were right (the set's expected words, as `eko bench llm` scores them; wi
 baseline) and a long message (6,000 characters) with what the prompt budget cut. With
 `--compare-cache`, the same run again without llama.cpp's prompt cache: the cache's gain;
 with `--compare-contract`, again with the orchestrator's full (seed) contract instead of the
-configured one: the compact contract's gain.
+configured one: the compact contract's gain. Every run ends with the **bare model** on the same
+questions (issue 34): the same first provider asked directly, with `eko bench llm`'s one-line
+prompt and no Eko around it, scored the same way — the pipeline must not score below it.
 """
 
 from __future__ import annotations
@@ -35,13 +37,15 @@ from sqlalchemy import select
 from eko.api.app import create_app
 from eko.config import Settings
 from eko.embed import Embedder
-from eko.llm.types import Provider
+from eko.llm.types import ChatMessage, Provider, ProviderRequest
 from eko.store import users as user_repo
 from eko.store.migrate import upgrade
 from eko.store.models import LLMCall
 from eko.wiring import Services, build_services
 from eko_bench.llm_quality import (
+    ANSWER_MAX_TOKENS,
     DEFAULT_QA_FILE,
+    QA_SYSTEM_PROMPT,
     QAItem,
     is_right,
     load_questions,
@@ -77,6 +81,7 @@ class ConfigResult:
     background_calls: int = 0
     load_s: float = 0.0
     warm_up_s: float = 0.0
+    bare: bool = False  # the model asked directly, no Eko around it
 
 
 async def run(
@@ -123,7 +128,18 @@ async def run(
                 embedder=embedder,
             )
         )
+    console.print("[bold]bare model[/bold] …")
+    bare = await _bare_model(settings, items, providers=providers, embedder=embedder)
+    results.append(bare)
     console.print(_table(results, items))
+    right = {result.label: sum(r.right for r in result.replies) for result in results}
+    worse = [label for label, n in right.items() if n < right[bare.label]]
+    verdict = (
+        f"below the bare model ({right[bare.label]}/{len(items)}): " + ", ".join(worse)
+        if worse
+        else f"no configuration below the bare model ({right[bare.label]}/{len(items)})"
+    )
+    console.print(verdict)
     for result in results:
         misses = "; ".join(
             f"{item.id}: {reply.answer[:60]!r}"
@@ -177,6 +193,44 @@ async def _measure(
             result.background_calls = sum(p not in _FOREGROUND for p in purposes)
         finally:
             await services.aclose()
+    return result
+
+
+async def _bare_model(
+    settings: Settings,
+    items: Sequence[QAItem],
+    *,
+    providers: Sequence[Provider] | None,
+    embedder: Embedder | None,
+) -> ConfigResult:
+    """The first provider on the same questions, asked as `eko bench llm` asks it."""
+    result = ConfigResult("bare model (eko bench llm's one-line prompt, no Eko)", bare=True)
+    services = build_services(settings, providers=providers, embedder=embedder)
+    try:
+        provider = services.providers[0]
+        load = getattr(provider, "load", None)
+        if load is not None:
+            began = time.perf_counter()
+            await load()
+            result.load_s = time.perf_counter() - began
+        for item in items:
+            request = ProviderRequest(
+                messages=(
+                    ChatMessage("system", QA_SYSTEM_PROMPT),
+                    ChatMessage("user", item.question),
+                ),
+                max_tokens=ANSWER_MAX_TOKENS,
+                temperature=0.0,
+            )
+            began = time.perf_counter()
+            response = await provider.generate(request)
+            seconds = time.perf_counter() - began
+            answer = response.text
+            result.replies.append(
+                Reply(seconds, is_right(answer, item), writer_s=seconds, answer=answer)
+            )
+    finally:
+        await services.aclose()
     return result
 
 
@@ -262,21 +316,26 @@ def _table(results: Sequence[ConfigResult], items: Sequence[QAItem]) -> Table:
             f"{_p95(later):.1f}",
             f"{max(later):.1f}",
             f"{statistics.median(r.orchestrator_s for r in replies):.1f} / "
-            f"{statistics.median(r.writer_s for r in replies):.1f}",
+            f"{statistics.median(r.writer_s for r in replies):.1f}"
+            if not result.bare
+            else f"- / {statistics.median(r.writer_s for r in replies):.1f}",
             f"{statistics.median(r.orchestrator_tokens for r in replies):.0f} / "
-            f"{statistics.median(r.writer_tokens for r in replies):.0f}",
+            f"{statistics.median(r.writer_tokens for r in replies):.0f}"
+            if not result.bare
+            else "-",
             f"{long.seconds:.1f}" if long is not None else "-",
             (f"{cut['kept_tokens']} of {cut['original_tokens']}" if cut else "not cut")
             if long is not None
             else "-",
-            str(result.background_calls),
+            str(result.background_calls) if not result.bare else "-",
         )
     table.caption = (
         f"first reply: right after start-up (model load {results[0].load_s:.1f} s and warm-up "
         f"{results[0].warm_up_s:.1f} s not counted, as `eko serve` does both before the first "
         "person asks). "
         "median/p95/max: the following replies. right: the set's expected words; baseline: "
-        f"always answering {word!r}. cut to: the writer's prompt after the budget."
+        f"always answering {word!r}. cut to: the writer's prompt after the budget. bare "
+        "model: the same provider asked directly (no orchestrator, persona or memory)."
     )
     return table
 

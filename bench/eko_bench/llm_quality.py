@@ -25,6 +25,8 @@ QA_SYSTEM_PROMPT = (
     "You are a helpful assistant. Answer the question correctly in one short sentence, "
     "in the language of the question."
 )
+# Room for one short sentence: the answer's expected word comes early or not at all.
+ANSWER_MAX_TOKENS = 64
 
 _DIGIT_GROUP = re.compile(r"(?<=\d)[\s,.\u202f\u00a0](?=\d{3}(?!\d))")
 _NOT_WORD = re.compile(r"[^0-9a-z]+")

@@ -13,6 +13,7 @@ from eko.config import Settings
 from eko.embed.hashing import HashEmbedder
 from eko.llm.providers import FunctionModel
 from eko_bench.bench_reply import run
+from eko_bench.llm_quality import QA_SYSTEM_PROMPT
 
 ROUTE = (
     '{"confidence": 0.9, "decision": "route", "notes": "", "payload": {"intent": '
@@ -45,7 +46,8 @@ async def test_reply_bench_posts_scores_and_queues_background_work(tmp_path: Pat
         providers=[FunctionModel(model)],
         embedder=HashEmbedder(),
     )
-    (result,) = results
+    result, bare = results
+    assert bare.bare and [reply.right for reply in bare.replies] == [True, False, False]
     assert len(result.replies) == 3
     # Scored by content: only the question whose expected word is in the answer is right.
     assert [reply.right for reply in result.replies] == [True, False, False]
@@ -90,6 +92,46 @@ async def test_compare_contract_runs_again_with_the_full_contract(tmp_path: Path
     assert [r.label for r in results] == [
         "prompt cache on, contract auto",
         "prompt cache on, contract full",
+        "bare model (eko bench llm's one-line prompt, no Eko)",
     ]
     assert contracts == ["compact", "compact", "full", "full"]
     assert all(reply.right == (i == 0) for r in results for i, reply in enumerate(r.replies))
+
+
+async def test_the_bare_model_row_asks_the_same_questions_without_eko(tmp_path: Path) -> None:
+    """The bare row is the same provider asked directly with bench llm's prompt: a model that
+    answers right only without Eko's instructions scores there and not in the pipeline, and
+    the run says the pipeline is below it."""
+    data = tmp_path / "qa.jsonl"
+    rows = [
+        {"id": "a", "lang": "en", "question": "Capital of Australia?", "accept": ["Canberra"]},
+        {"id": "b", "lang": "en", "question": "Capital of Canada?", "accept": ["Ottawa"]},
+    ]
+    data.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
+    answers = {"Capital of Australia?": "Canberra.", "Capital of Canada?": "Ottawa."}
+
+    def model(request: object) -> str:
+        if getattr(request, "json_schema", None) is not None:
+            return ROUTE
+        messages = getattr(request, "messages", ())
+        if messages and messages[0].content == QA_SYSTEM_PROMPT:
+            return answers[messages[-1].content]
+        return "Melbourne." if getattr(request, "priority", "") == "interactive" else "{}"
+
+    output = io.StringIO()
+    results = await run(
+        settings=Settings(_env_file=None),
+        console=Console(file=output, width=250),
+        data=data,
+        limit=2,
+        long_message=False,
+        providers=[FunctionModel(model)],
+        embedder=HashEmbedder(),
+    )
+    pipeline, bare = results
+    assert [reply.answer for reply in bare.replies] == ["Canberra.", "Ottawa."]
+    assert [reply.right for reply in bare.replies] == [True, True]
+    assert [reply.right for reply in pipeline.replies] == [False, False]
+    text = output.getvalue()
+    assert "2/2 (baseline" in text and "0/2 (baseline" in text
+    assert "below the bare model (2/2): prompt cache on" in text
