@@ -19,6 +19,7 @@ ENTRIES = {
     "Le riz complet est-il bon pour la santé ?": "Oui, il garde ses fibres.",
     "How do I learn Kotlin?": "Start with the official Kotlin Koans.",
     "Comment apprendre le Kotlin ?": "Commencez par les Kotlin Koans.",
+    "Is Kotlin easy to learn?": "Fairly, if you know Java.",
 }
 # (asked, the entry it must not get, the rule that refuses it)
 TRAPS = [
@@ -33,6 +34,10 @@ TRAPS = [
     ("Should I learn Kotlin?", "How do I learn Kotlin?", "kind"),
     ("What do I gain from learning Kotlin?", "How do I learn Kotlin?", "kind"),
     ("Faut-il apprendre le Kotlin ?", "Comment apprendre le Kotlin ?", "kind"),
+    # A manner against a when or a definition (rules_manner.py), an opposite (rules_words.py).
+    ("When should I learn Kotlin?", "How do I learn Kotlin?", "kind"),
+    ("Qu'est-ce que le Kotlin ?", "Comment apprendre le Kotlin ?", "kind"),
+    ("Is Kotlin hard to learn?", "Is Kotlin easy to learn?", "opposites"),
 ]
 PARAPHRASES = [
     ("Is red wine good for your health?", "Is red wine healthy?"),
