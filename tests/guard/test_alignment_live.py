@@ -19,7 +19,6 @@ ENTRIES = {
     "Le riz complet est-il bon pour la santé ?": "Oui, il garde ses fibres.",
     "How do I learn Kotlin?": "Start with the official Kotlin Koans.",
     "Comment apprendre le Kotlin ?": "Commencez par les Kotlin Koans.",
-    "Is Kotlin easy to learn?": "Fairly, if you know Java.",
 }
 # (asked, the entry it must not get, the rule that refuses it)
 TRAPS = [
@@ -37,7 +36,11 @@ TRAPS = [
     # A manner against a when or a definition (rules_manner.py), an opposite (rules_words.py).
     ("When should I learn Kotlin?", "How do I learn Kotlin?", "kind"),
     ("Qu'est-ce que le Kotlin ?", "Comment apprendre le Kotlin ?", "kind"),
-    ("Is Kotlin hard to learn?", "Is Kotlin easy to learn?", "opposites"),
+    (
+        "Le riz complet est-il mauvais pour la santé ?",
+        "Le riz complet est-il bon pour la santé ?",
+        "opposites",
+    ),
 ]
 PARAPHRASES = [
     ("Is red wine good for your health?", "Is red wine healthy?"),
