@@ -9,6 +9,8 @@ Three rules, pure string work (well under a millisecond), English and French, me
   served, never a candidate. Not deictic: time phrases ("this year's budget", "ce soir", "cette
   semaine"), generic "those who …", relative "ce que / ce qui", a forward reference ("is this
   true: …"), and a demonstrative that comes after its referent (a later sentence or clause).
+  A forward reference with nothing after it is deictic (issue 36): "What should I do in the
+  following situation?", "the code below", "la phrase suivante", "le texte ci-dessous".
 - **codes**: an alphanumeric code or version swapped for another ("iPhone 6" / "iPhone 6s",
   "Windows 10" / "Windows XP", "4G" / "5G", "World War III" == "world war 3").
 - **order**: the same names in another order, when the order carries meaning ("Didi beat
@@ -87,6 +89,8 @@ _QUOTES = frozenset("\"'“”«»")
 def is_deictic(text: str) -> bool:
     """Whether the question points at something outside its own text (English, French)."""
     sentences = [s for s in _SENTENCE.split(text) if len(fold_words(s)) >= _ANTECEDENT_WORDS]
+    if len(sentences) <= 1 and _forward_to_nothing(text):
+        return True
     if len(sentences) > 1 or _FORWARD & set(fold_words(text)):
         # Several sentences: the referent may be in another one ("How can this code be
         # explained? int k = 34; …"), or the question is about the asker's own story.
@@ -99,6 +103,53 @@ def is_deictic(text: str) -> bool:
             return True
         earlier.update(fold_words(clause))
     return _bare_it(text)
+
+
+# Nouns that name a piece of text, a figure or a case the asker would have to show: "the
+# following situation", "the code below", "la phrase suivante", "le texte ci-dessous".
+_SHOWN = _words(
+    """situation situations sentence sentences phrase phrases statement statements question
+    questions equation equations code program programs snippet text passage paragraph poem
+    problem problems expression query function algorithm argument scenario error message
+    example list table graph chart picture image diagram link article riddle puzzle case
+    word words line lines output excerpt quote story data sequence series figure essay letter
+    email description conditions information options answer answers exercise document
+    affirmation equation programme texte paragraphe poeme probleme requete fonction
+    algorithme erreur exemple liste tableau graphique schema lien enigme cas mot mots lignes
+    extrait citation histoire donnees suite figure lettre exercice enonce script commande
+    formule"""
+)
+# Words before "below" / "above" that announce text placed there: "given below", "the above".
+_PLACED = _words("mentioned given shown listed stated written described quoted attached")
+_FR_FOLLOWING = frozenset({"suivant", "suivante", "suivants", "suivantes"})
+# Words after "the following <noun>" for the text to still be missing: "… situation?" yes,
+# "Which of the following is a mammal, a whale or a shark?" no (the options are given).
+_FORWARD_TAIL = 4
+
+
+def _forward_to_nothing(text: str) -> bool:
+    """A forward reference ("the following", "below", "suivant", "ci-dessous") with nothing
+    given after it: no colon, no second line, at most a few words after "the following"."""
+    if ":" in text or "\n" in text.strip():
+        return False
+    words = fold_words(text)
+    for i, word in enumerate(words):
+        before = words[i - 1] if i else ""
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if word == "following" and (
+            after in _SHOWN
+            or (before == "the" and after not in _EN_TIME and len(words) - i - 1 <= _FORWARD_TAIL)
+        ):
+            return True
+        if word in ("below", "above") and (
+            before in _SHOWN | _PLACED or (word == "above" and before == "the")
+        ):
+            return True
+        if word in ("dessous", "dessus") and before == "ci":
+            return True
+        if word in _FR_FOLLOWING and before in _SHOWN and len(words) - i - 1 <= 2:
+            return True
+    return False
 
 
 def _clauses(text: str) -> list[str]:

@@ -4,7 +4,8 @@
   definite kind (who, where, when, why, how many) and none in common. Open kinds (what,
   which, how, yes/no) mix freely: paraphrases swap them all the time (measured on QQP), except
   why / how, which + noun / how, and (issue 36) a manner against a decision ("How do I quit my
-  job?" / "Should I quit my job?") or an outcome ("… / What do I gain from quitting my job?").
+  job?" / "Should I quit my job?"), an outcome ("… / What do I gain from quitting my job?"),
+  a *when* or *who* ("When do I …?") or a definition ("What is …?"): rules_manner.py.
 - **opposites**: one side says "increase", "summer", "avant", "ajouter" and the other its
   opposite ("reduce", "winter", "après", "retirer"): the same words around them, the
   opposite question.
@@ -19,6 +20,7 @@ import unicodedata
 
 from eko.guard.normalize import fold_words
 from eko.guard.rules_align import with_digits
+from eko.guard.rules_manner import definition_against_manner, manner_against_kind
 
 # --- the kind of question ---
 
@@ -92,7 +94,8 @@ def kinds_differ(question: str, stored: str) -> tuple[list[str], list[str]] | No
             other_kind = "outcome"
         if other_kind is not None:
             return ([other_kind], ["how"]) if flip else (["how"], [other_kind])
-    return None
+    # A manner against a when / who, or against a definition (rules_manner.py).
+    return manner_against_kind(question, stored) or definition_against_manner(question, stored)
 
 
 # --- a decision, an outcome: what a manner question is not ---
@@ -237,6 +240,28 @@ pousser tirer
 nord sud
 debut|commencer|commence fin|finir|finit|terminer|termine
 hausse baisse
+same|similar|identical different|differente|differents|differentes
+meme|memes|pareil|pareille|identique|identiques different|differente|differents|differentes
+legal|legale|legally illegal|illegale|illegally
+possible impossible
+pass|passed|passing|succeed|success fail|failed|failing|failure
+reussir|reussis|reussi|reussite rate|rater|echouer|echoue|echec
+positive|positif negative|negatif
+easy|easier|easiest|facile|faciles hard|harder|hardest|difficult|difficile|difficiles
+fast|faster|fastest|rapide|rapides slow|slower|slowest|lent|lente|lents|lentes
+good|bon|bonne|bons|bonnes bad|mauvais|mauvaise
+early|earlier|tot late|later|tard
+public|publique private|prive|privee
+online offline
+rich|riche|riches poor|pauvre|pauvres
+true|vrai|vraie false|faux|fausse
+happy|heureux|heureuse sad|unhappy|triste|malheureux|malheureuse
+full|plein|pleine empty|vide
+agree disagree
+accept|accepter reject|refuser
+include exclude
+input output
+inside outside
 """
 
 
@@ -251,9 +276,31 @@ def _opposite_pairs() -> list[tuple[frozenset[str], frozenset[str]]]:
 _OPPOSITES = _opposite_pairs()
 
 
+# "the same as", "different from", "similar to", "identique à": a comparison of two things, which
+# either word asks ("Is X the same as Y?" / "How are X and Y different?", QQP dev).
+_COMPARED = frozenset(
+    {
+        "same", "similar", "identical", "different", "meme", "memes", "pareil", "pareille",
+        "identique", "identiques", "differente", "differents", "differentes",
+    }
+)  # fmt: skip
+_COMPARED_NEXT = frozenset(
+    {"as", "to", "from", "than", "que", "de", "du", "des", "d", "a", "au", "aux"}
+)
+
+
+def _opposable(text: str) -> set[str]:
+    words = fold_words(text)
+    return {
+        word
+        for i, word in enumerate(words)
+        if word not in _COMPARED or i + 1 >= len(words) or words[i + 1] not in _COMPARED_NEXT
+    }
+
+
 def opposites(question: str, stored: str) -> list[str] | None:
     """A word on one side only whose opposite is on the other side only."""
-    wq, ws = set(fold_words(question)), set(fold_words(stored))
+    wq, ws = _opposable(question), _opposable(stored)
     only_q, only_s = wq - ws, ws - wq
     for left, right in _OPPOSITES:
         for a, b in ((left, right), (right, left)):

@@ -33,6 +33,14 @@ TRAPS = [
     ("Should I learn Kotlin?", "How do I learn Kotlin?", "kind"),
     ("What do I gain from learning Kotlin?", "How do I learn Kotlin?", "kind"),
     ("Faut-il apprendre le Kotlin ?", "Comment apprendre le Kotlin ?", "kind"),
+    # A manner against a when or a definition (rules_manner.py), an opposite (rules_words.py).
+    ("When should I learn Kotlin?", "How do I learn Kotlin?", "kind"),
+    ("Qu'est-ce que le Kotlin ?", "Comment apprendre le Kotlin ?", "kind"),
+    (
+        "Le riz complet est-il mauvais pour la santé ?",
+        "Le riz complet est-il bon pour la santé ?",
+        "opposites",
+    ),
 ]
 PARAPHRASES = [
     ("Is red wine good for your health?", "Is red wine healthy?"),
