@@ -9,6 +9,7 @@ import pytest
 
 from eko.guard.check import false_hit_check
 from eko.guard.rules_align import initials, spelled_numbers
+from tests.guard.pair_checks import served_either_way
 
 NUMBERS_WORDS_EN = [
     ("How do I feed 3 cats?", "How do I feed four cats?"),
@@ -260,9 +261,7 @@ PARAPHRASES = [
 def test_each_family_has_ten_pairs_none_served(family: str) -> None:
     pairs = FAMILIES[family]
     assert len(pairs) >= 10
-    served = [(q, s) for q, s in pairs if false_hit_check(q, s).passed]
-    served += [(s, q) for q, s in pairs if false_hit_check(s, q).passed]  # both ways
-    assert served == []
+    assert served_either_way(pairs) == []
 
 
 @pytest.mark.parametrize(("question", "stored"), PARAPHRASES)
