@@ -37,6 +37,7 @@ from sqlalchemy import select
 from eko.api.app import create_app
 from eko.config import Settings
 from eko.embed import Embedder
+from eko.llm.providers.factory import build_providers
 from eko.llm.types import ChatMessage, Provider, ProviderRequest
 from eko.store import users as user_repo
 from eko.store.migrate import upgrade
@@ -129,7 +130,7 @@ async def run(
             )
         )
     console.print("[bold]bare model[/bold] …")
-    bare = await _bare_model(settings, items, providers=providers, embedder=embedder)
+    bare = await _bare_model(settings, items, providers=providers)
     results.append(bare)
     console.print(_table(results, items))
     right = {result.label: sum(r.right for r in result.replies) for result in results}
@@ -197,17 +198,13 @@ async def _measure(
 
 
 async def _bare_model(
-    settings: Settings,
-    items: Sequence[QAItem],
-    *,
-    providers: Sequence[Provider] | None,
-    embedder: Embedder | None,
+    settings: Settings, items: Sequence[QAItem], *, providers: Sequence[Provider] | None
 ) -> ConfigResult:
-    """The first provider on the same questions, asked as `eko bench llm` asks it."""
+    """The first provider on the same questions, asked as `eko bench llm` asks it: the
+    provider alone (EKO_LLM_PROVIDERS' first entry, or the stand-in), no services around it."""
     result = ConfigResult("bare model (eko bench llm's one-line prompt, no Eko)", bare=True)
-    services = build_services(settings, providers=providers, embedder=embedder)
+    provider = providers[0] if providers else build_providers(settings)[0]
     try:
-        provider = services.providers[0]
         load = getattr(provider, "load", None)
         if load is not None:
             began = time.perf_counter()
@@ -230,7 +227,8 @@ async def _bare_model(
                 Reply(seconds, is_right(answer, item), writer_s=seconds, answer=answer)
             )
     finally:
-        await services.aclose()
+        if not providers:  # a stand-in belongs to the caller
+            await provider.aclose()
     return result
 
 
