@@ -21,6 +21,7 @@ from eko.llm.bundled import (
 )
 from eko.llm.chat_template import ChatTemplate
 from eko.llm.errors import InvalidOutput
+from eko.llm.providers.llama_state_cache import lean_ram_cache
 from eko.llm.types import ProviderResponse, Usage
 
 
@@ -85,9 +86,7 @@ def install_prompt_cache(llama: LlamaLike, capacity_bytes: int) -> None:
     set_cache = getattr(llama, "set_cache", None)
     if set_cache is None:  # a test double
         return
-    from llama_cpp import LlamaRAMCache
-
-    set_cache(LlamaRAMCache(capacity_bytes=capacity_bytes))
+    set_cache(lean_ram_cache(capacity_bytes))
 
 
 def template_from_llama(llama: LlamaLike) -> ChatTemplate | None:
