@@ -28,8 +28,10 @@ from typing import Any
 
 import structlog
 
+from eko.chat.engine.lean_prompt import language_drifts, lean_profile, mode_hint, names_a_language
 from eko.chat.engine.registry import NodeContext, NodeResult, WriterSection
 from eko.chat.engine.stream_writer import write_streamed
+from eko.chat.engine.turn_inputs import LANGUAGE_NAMES, turn_inputs
 from eko.chat.grounding.assess import MEMORY_SOURCES, assess
 from eko.chat.grounding.check import check_reply
 from eko.chat.grounding.report import GroundingReport
@@ -75,14 +77,15 @@ class ResponseWriter:
         persona = prompts.persona(turn.room.persona)
         parts = [compact_persona(persona) if compact else persona]
         parts += [prompts.text(path) for path in instruction_files(compact)]
+        mode = fill(
+            prompts.text(f"writer/modes/{decision.mode}.md"),
+            target_key=decision.smalltalk_target_key
+            or "none (all collected: close the intro warmly)",
+            transition_window=decision.gates.get("transition_window") or "none",
+            transition_reason=decision.gates.get("transition_reason") or "none",
+        )
         parts.append(
-            fill(
-                prompts.text(f"writer/modes/{decision.mode}.md"),
-                target_key=decision.smalltalk_target_key
-                or "none (all collected: close the intro warmly)",
-                transition_window=decision.gates.get("transition_window") or "none",
-                transition_reason=decision.gates.get("transition_reason") or "none",
-            )
+            mode_hint(mode, decision.intent) if compact and decision.mode == "normal" else mode
         )
         if not decision.intent_eligible:
             parts.append(
@@ -108,9 +111,15 @@ class ResponseWriter:
         caller = CallerFormat.from_meta(turn.user_message.meta)
         if caller is not None:
             parts.append(caller_format_section(prompts, caller))
-        parts.append(_turn_inputs(context, reply_language=language))
+        parts.append(turn_inputs(context, reply_language=language, lean=compact))
         for section in sections:
-            parts.append(f"## {section.title}\n{section.text}")
+            text = (
+                lean_profile(section.text)
+                if compact and section.title == PROFILE_SECTION_TITLE
+                else section.text
+            )
+            if text.strip():
+                parts.append(f"## {section.title}\n{text}")
         grounding = self.grounding(context, sections)
         note_language = self._note_language(context)
         if grounding is not None and grounding.note:
@@ -220,8 +229,21 @@ class ResponseWriter:
         """The language the answer must be in (fr / en), None when unclear or off."""
         if not self._settings.writer_reply_language:
             return None
-        language = detect_language(context.turn.user_message.content)
-        return language if language in _LANGUAGE_NAMES else None
+        message = context.turn.user_message
+        language = detect_language(message.content)
+        if language not in LANGUAGE_NAMES or names_a_language(message.content):
+            return None  # unclear, or a translation: the message says which language
+        if self.compact:
+            # Said only against drift: a small model reads every extra line as something to
+            # answer (lean_prompt.py); alone in its language, the message needs no note.
+            earlier = [
+                item.content
+                for item in context.ctx.history
+                if item.role in ("user", "assistant") and item.seq < message.seq
+            ]
+            if not language_drifts(language, earlier):
+                return None
+        return language
 
     async def write(self, context: NodeContext, inputs: Mapping[str, NodeResult]) -> WrittenAnswer:
         """One model call; LLMError propagates (the node turns it into a failure)."""
@@ -344,40 +366,5 @@ SECTION_OVERHEAD_CHARS = 80
 SMALL_SECTIONS_CHARS = 400
 
 DOCS_SECTION_TITLE = "Documentation (use it first)"
+PROFILE_SECTION_TITLE = "About the user"
 WEB_SECTION_TITLE = "Web results"
-
-
-# The language the answer must be in, named as a small model reads it best.
-_LANGUAGE_NAMES = {"fr": "French (français)", "en": "English"}
-
-
-def _turn_inputs(context: NodeContext, *, reply_language: str | None) -> str:
-    decision, ctx = context.decision, context.ctx
-    use_tu = ctx.settings.get("use_tu_form")
-    address = "tu" if use_tu is True else "vous" if use_tu is False else "unknown (match the user)"
-    lines = [
-        "## This turn",
-        f"mode: {decision.mode}",
-        f"intent: {decision.intent}",
-        f"intent_eligible: {str(decision.intent_eligible).lower()}",
-        f"address: {address}",
-    ]
-    if reply_language is not None:
-        # Stated because small models follow the history's language instead of the last
-        # message's ("What does my sister play?" after a French turn got a French answer).
-        lines.append(f"reply_language: {_LANGUAGE_NAMES[reply_language]}")
-    if decision.intent_block_reason:
-        lines.append(f"block_reason: {decision.intent_block_reason}")
-    if decision.smalltalk_target_key:
-        lines.append(f"smalltalk_target_key: {decision.smalltalk_target_key}")
-    if decision.mode == "discovery":
-        lines.append(f"transition_window: {decision.gates.get('transition_window') or 'none'}")
-        lines.append(f"transition_reason: {decision.gates.get('transition_reason') or 'none'}")
-    active = [name for name, on in decision.signals.to_meta().items() if on is True]
-    if active:
-        lines.append(f"signals: {', '.join(active)}")
-    if ctx.settings.get("locale_main"):
-        lines.append(f"locale: {ctx.settings['locale_main']}")
-    if ctx.settings.get("timezone"):
-        lines.append(f"timezone: {ctx.settings['timezone']}")
-    return "\n".join(lines)

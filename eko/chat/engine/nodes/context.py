@@ -8,6 +8,7 @@ from typing import Any
 
 from eko.chat.engine.context_loader import ChatContext, ContextLoader, HistoryItem
 from eko.chat.engine.registry import NodeContext, NodeOutput, NodeResult, NodeSpec, WriterSection
+from eko.chat.engine.writer import PROFILE_SECTION_TITLE
 from eko.guard.utterance import refers_to_user
 
 NODE_ID = "A"
@@ -39,7 +40,7 @@ def context_node(loader: ContextLoader, *, timeout_s: float) -> NodeSpec:
                 "extended_history_count": len(extended),
             },
             section=WriterSection(
-                title="About the user",
+                title=PROFILE_SECTION_TITLE,
                 text=text,
                 priority=30,
                 personal=bool(sources),
