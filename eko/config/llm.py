@@ -91,7 +91,10 @@ class LLMSettings(BaseModel):
     local_warm_up: bool = True
     # Generation budget of one reply.
     llm_max_tokens: int = Field(default=200, ge=1, le=8192)
-    llm_temperature: float = Field(default=0.7, ge=0, le=2)
+    # Sampling temperature of replies. Unset: 0 (greedy) when the first provider is the
+    # local model, 0.7 otherwise — the bundled 1.5B model sampled at 0.7 lost answers it gets
+    # right at 0 (`eko bench reply`, docs/benchmarks.md); a large model varies its wording.
+    llm_temperature: float | None = Field(default=None, ge=0, le=2)
     # Circuit breaker per provider: a timeout opens it at once (not the local model's: slow
     # there means busy, not down), and so does an unreachable host while a fallback can
     # answer; other failures (HTTP 5xx, crashes, garbage answers, the only provider left

@@ -120,7 +120,7 @@ class LLMRuntime:
             recorder,
             debug_dump_prompts=settings.debug_dump_prompts,
             default_max_tokens=settings.llm_max_tokens,
-            default_temperature=settings.llm_temperature,
+            default_temperature=default_temperature(settings.llm_temperature, providers[0]),
             assistant_name=settings.assistant_name,
             breaker_failures=settings.llm_breaker_failures,
             breaker_cooldown_s=settings.llm_breaker_cooldown_s,
@@ -296,3 +296,17 @@ class LLMRuntime:
                 await provider.aclose()
             except Exception:
                 log.warning("llm.close_failed", provider=provider.name, exc_info=True)
+
+
+# The sampling temperature when none is configured, by the first provider's kind.
+REMOTE_TEMPERATURE = 0.7
+SMALL_MODEL_TEMPERATURE = 0.0
+
+
+def default_temperature(configured: float | None, primary: Provider) -> float:
+    """EKO_LLM_TEMPERATURE, or when unset: greedy for a small local model (its best answer
+    is its most likely one), 0.7 for any other."""
+    if configured is not None:
+        return configured
+    small = bool(getattr(primary, "prefers_compact_output", False))
+    return SMALL_MODEL_TEMPERATURE if small else REMOTE_TEMPERATURE
