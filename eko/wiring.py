@@ -94,6 +94,7 @@ class Services:
             persona=self.settings.default_persona,
             compact=self.engine.orchestrator.compact,
             writer_compact=self.engine.writer.compact,
+            orchestrator=not self.engine.orchestrator.by_rules,
         )
         return await warm_up(self.providers, prefixes)
 

@@ -131,6 +131,26 @@ def reply(
     )
 
 
+@app.command("routing")
+def routing(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Test probes, JSON lines of {message, intents, history?} (default: the "
+            "packaged fresh probes).",
+            dir_okay=False,
+            exists=True,
+        ),
+    ] = None,
+    model: Annotated[
+        bool, typer.Option(help="Also route with the configured model (compact contract).")
+    ] = True,
+) -> None:
+    """routing by rules vs by the local model: a sensible intent, per message time"""
+    support.run_suite("eko_bench.bench_routing", data=data, model=model)
+
+
 @app.command("language")
 def language(
     data: Annotated[

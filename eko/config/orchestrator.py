@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 OrchestratorContract = Literal["auto", "full", "compact"]
+OrchestratorRouter = Literal["auto", "model", "rules"]
 
 
 class OrchestratorSettings(BaseModel):
@@ -22,6 +23,11 @@ class OrchestratorSettings(BaseModel):
     # (intent, context level; a web query and scopes when they exist) — a fifth of the tokens
     # to generate. "auto": compact when the primary chat provider is a small local model.
     orchestrator_contract: OrchestratorContract = "auto"
+    # Who proposes the route: "model" (one model call, the seed's orchestrator), "rules" (the
+    # message's words, eko/chat/engine/rule_router.py: no model call), "auto": rules when the
+    # primary chat provider is a small local model — it routes no better than the rules
+    # (`eko bench routing`) and its call costs seconds before every reply.
+    orchestrator_router: OrchestratorRouter = "auto"
 
     def orchestrator_compact(self, *, primary_is_small: bool) -> bool:
         """Whether the orchestrator uses the compact contract (`primary_is_small`: the first
@@ -29,3 +35,9 @@ class OrchestratorSettings(BaseModel):
         if self.orchestrator_contract == "auto":
             return primary_is_small
         return self.orchestrator_contract == "compact"
+
+    def routes_by_rules(self, *, primary_is_small: bool) -> bool:
+        """Whether the route is proposed by rules instead of a model call."""
+        if self.orchestrator_router == "auto":
+            return primary_is_small
+        return self.orchestrator_router == "rules"

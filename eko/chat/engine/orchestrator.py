@@ -1,5 +1,8 @@
 """The orchestrator: deterministic state -> ONE model call -> deterministic guardrails.
 
+With a small local model (EKO_ORCHESTRATOR_ROUTER, "auto"), rules propose instead of the
+model call (rule_router.py); the same guardrails decide.
+
 The model answers under one of two output contracts (orchestrator_contract.py): the seed's
 full one for a capable model, a compact one for the bundled local model (a fraction of the
 generated tokens; `EKO_ORCHESTRATOR_CONTRACT`). Its answer is a proposal:
@@ -21,6 +24,7 @@ from eko.chat.engine.decision import OrchestratorResult, Proposal, Signals
 from eko.chat.engine.guardrails import apply_guardrails
 from eko.chat.engine.orchestrator_contract import compact_output_model, output_model, to_proposal
 from eko.chat.engine.registry import NodeRegistry
+from eko.chat.engine.rule_router import propose_by_rules
 from eko.chat.pipeline import Turn
 from eko.config import Settings
 from eko.llm.deadline import message_deadline, time_limit
@@ -55,7 +59,13 @@ class Orchestrator:
         self._catalog = catalog
 
     async def decide(self, turn: Turn, ctx: ChatContext, signals: Signals) -> OrchestratorResult:
-        proposal, reason, call = await self._propose(turn, ctx, signals)
+        if self.by_rules:
+            scopes = [(scope.name, scope.description or "") for scope in ctx.docs_scopes]
+            proposal: Proposal | None = propose_by_rules(turn.user_message.content, scopes=scopes)
+            reason: str | None = None
+            call: dict[str, Any] = {"router": "rules"}
+        else:
+            proposal, reason, call = await self._propose(turn, ctx, signals)
         result = apply_guardrails(
             proposal,
             ctx=ctx,
@@ -128,12 +138,19 @@ class Orchestrator:
         return proposal, None, call
 
     @property
+    def by_rules(self) -> bool:
+        """Whether routes come from rules (rule_router.py) instead of a model call."""
+        return self._settings.routes_by_rules(primary_is_small=self._primary_is_small)
+
+    @property
+    def _primary_is_small(self) -> bool:
+        primary = self._runtime.providers[0]
+        return bool(getattr(primary, "prefers_compact_output", False))
+
+    @property
     def compact(self) -> bool:
         """Whether this orchestrator asks for the compact contract (a small local model)."""
-        primary = self._runtime.providers[0]
-        return self._settings.orchestrator_compact(
-            primary_is_small=bool(getattr(primary, "prefers_compact_output", False))
-        )
+        return self._settings.orchestrator_compact(primary_is_small=self._primary_is_small)
 
     def output(self, ctx: ChatContext) -> type[BaseModel]:
         """The output model the model answers under for this turn."""

@@ -42,17 +42,21 @@ def stable_prefixes(
     persona: str,
     compact: bool = False,
     writer_compact: bool = False,
+    orchestrator: bool = True,
 ) -> list[list[ChatMessage]]:
     """The start of the orchestrator's (`compact`: its compact contract's) and of the writer's
     (`writer_compact`: its compact instructions) prompts, as the engine builds them."""
     template = prompts.text(COMPACT_SYSTEM_PROMPT if compact else SYSTEM_PROMPT)
     head = template.split(_FIRST_TURN_PLACEHOLDER, 1)[0]
-    orchestrator = fill(head, nodes=nodes.describe())
+    head_text = fill(head, nodes=nodes.describe())
     writer = "\n\n".join(
         [compact_persona(prompts.persona(persona)) if writer_compact else prompts.persona(persona)]
         + [prompts.text(path) for path in instruction_files(writer_compact)]
     )
-    return [[ChatMessage("system", orchestrator)], [ChatMessage("system", writer)]]
+    prefixes = [[ChatMessage("system", writer)]]
+    if orchestrator:  # not when routes come from rules: no orchestrator call to prime
+        prefixes.insert(0, [ChatMessage("system", head_text)])
+    return prefixes
 
 
 async def warm_up(providers: Sequence[Provider], prefixes: Sequence[Sequence[ChatMessage]]) -> int:
