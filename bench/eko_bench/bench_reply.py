@@ -1,22 +1,24 @@
 """The whole reply as a person waits for it, with the local model: `eko bench reply`.
 
-Each question of a set (default: the packaged everyday set) is posted, one after another, in
-a fresh direct room of a pro user, through the real API app (ASGI, in-process) on a fresh
-SQLite database: orchestrator call, plan, writer call, storing — the whole reply. Background
-work stays queued the whole time: memory extraction runs after every reply, as a job of the
+Each question of a set (default: the packaged everyday set) is posted, one after another, in a
+fresh direct room of a pro user, through the real API app (ASGI, in-process) on a fresh SQLite
+database: orchestrator call, plan, writer call, storing — the whole reply. Background work
+stays queued the whole time: memory extraction runs after every reply, as a job of the
 in-process runner at background priority, so each message after the first arrives while the
-previous one's extraction is running or waiting. The scheduler lets a person go first; what
-a person can still wait for is one background call already in flight.
+previous one's extraction is running or waiting. The scheduler lets a person go first; what a
+person can still wait for is one background call already in flight.
 
-Reported per configuration: the first reply (right after start-up and the warm-up), then
-median / p95 / max over the following ones, the two calls' shares, prompt tokens, how many
-answers were right (the set's expected words, as `eko bench llm` scores them; with a trivial
-baseline) and a long message (6,000 characters) with what the prompt budget cut. With
-`--compare-cache`, the same run again without llama.cpp's prompt cache: the cache's gain;
-with `--compare-contract`, again with the orchestrator's full (seed) contract instead of the
-configured one: the compact contract's gain. Every run ends with the **bare model** on the same
-questions (issue 34): the same first provider asked directly, with `eko bench llm`'s one-line
-prompt and no Eko around it, scored the same way — the pipeline must not score below it.
+Reported per configuration: the first reply (right after start-up and the warm-up), then median
+/ p95 / max over the following ones, the two calls' shares, prompt tokens, how many answers
+were right (the set's expected words, as `eko bench llm` scores them; with a trivial baseline)
+and a long message (6,000 characters) with what the prompt budget cut. With `--compare-cache`,
+the same run again without llama.cpp's prompt cache: the cache's gain; with
+`--compare-contract`, again with the orchestrator's full (seed) contract instead of the
+configured one: the compact contract's gain; with `--compare-router`, again with the route
+proposed by the model's call instead of the configured router (rules for the local model).
+Every run ends with the **bare model** on the same questions (issue 34): the same first
+provider asked directly, with `eko bench llm`'s one-line prompt and no Eko around it, scored
+the same way — the pipeline must not score below it.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ async def run(
     limit: int = 12,
     compare_cache: bool = False,
     compare_contract: bool = False,
+    compare_router: bool = False,
     long_message: bool = True,
     providers: Sequence[Provider] | None = None,
     embedder: Embedder | None = None,
@@ -109,12 +112,16 @@ async def run(
     )
     cache_on: dict[str, Any] = {"local_prompt_cache_mb": settings.local_prompt_cache_mb or 512}
     contract = settings.orchestrator_contract
-    configs = [(f"prompt cache on, contract {contract}", cache_on)]
+    router = settings.orchestrator_router
+    configs = [(f"prompt cache on, contract {contract}, router {router}", cache_on)]
     if compare_cache:
         configs.append((f"prompt cache off, contract {contract}", {"local_prompt_cache_mb": 0}))
     if compare_contract:
         full = {**cache_on, "orchestrator_contract": "full"}
         configs.append(("prompt cache on, contract full", full))
+    if compare_router:
+        by_model = {**cache_on, "orchestrator_router": "model"}
+        configs.append((f"prompt cache on, contract {contract}, router model", by_model))
     results = []
     for label, overrides in configs:
         console.print(f"[bold]{label}[/bold] …")

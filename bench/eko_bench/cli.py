@@ -116,6 +116,10 @@ def reply(
             "--compare-contract", help="Run again with the orchestrator's full (seed) contract."
         ),
     ] = False,
+    compare_router: Annotated[
+        bool,
+        typer.Option("--compare-router", help="Run again with the route proposed by a model call."),
+    ] = False,
     long_message: Annotated[
         bool, typer.Option(help="Also post one 6,000-character message.")
     ] = True,
@@ -127,6 +131,7 @@ def reply(
         limit=limit,
         compare_cache=compare_cache,
         compare_contract=compare_contract,
+        compare_router=compare_router,
         long_message=long_message,
     )
 

@@ -80,7 +80,7 @@ async def test_compare_contract_runs_again_with_the_full_contract(tmp_path: Path
     small.prefers_compact_output = True
     output = io.StringIO()
     results = await run(
-        settings=Settings(_env_file=None),
+        settings=Settings(_env_file=None, orchestrator_router="model"),
         console=Console(file=output, width=250),
         data=data,
         limit=2,
@@ -90,11 +90,50 @@ async def test_compare_contract_runs_again_with_the_full_contract(tmp_path: Path
         embedder=HashEmbedder(),
     )
     assert [r.label for r in results] == [
-        "prompt cache on, contract auto",
+        "prompt cache on, contract auto, router model",
         "prompt cache on, contract full",
         "bare model (eko bench llm's one-line prompt, no Eko)",
     ]
     assert contracts == ["compact", "compact", "full", "full"]
+    assert all(reply.right == (i == 0) for r in results for i, reply in enumerate(r.replies))
+
+
+async def test_compare_router_runs_again_with_the_models_route(tmp_path: Path) -> None:
+    """A small model routes by rules (no orchestrator call); --compare-router asks it."""
+    data = tmp_path / "qa.jsonl"
+    rows = [
+        {"id": "a", "lang": "fr", "question": "Capitale de l'Australie ?", "accept": ["Canberra"]},
+        {"id": "b", "lang": "en", "question": "17 times 23?", "accept": ["391"]},
+    ]
+    data.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
+    routed: list[str] = []
+
+    def model(request: object) -> str:
+        if getattr(request, "json_schema", None) is not None:
+            if getattr(request, "priority", "") == "interactive":
+                routed.append("model")
+                return '{"intent": "general_question", "context_level": "light"}'
+            return "{}"
+        return "Canberra." if getattr(request, "priority", "") == "interactive" else "{}"
+
+    small = FunctionModel(model)
+    small.prefers_compact_output = True
+    results = await run(
+        settings=Settings(_env_file=None),
+        console=Console(file=io.StringIO(), width=250),
+        data=data,
+        limit=2,
+        compare_router=True,
+        long_message=False,
+        providers=[small],
+        embedder=HashEmbedder(),
+    )
+    assert [r.label for r in results][:2] == [
+        "prompt cache on, contract auto, router auto",
+        "prompt cache on, contract auto, router model",
+    ]
+    assert routed == ["model", "model"]  # the second configuration only
+    assert [r.orchestrator_s for r in results[0].replies] == [0.0, 0.0]
     assert all(reply.right == (i == 0) for r in results for i, reply in enumerate(r.replies))
 
 
