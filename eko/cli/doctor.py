@@ -164,15 +164,19 @@ async def _provider_checks(settings: Settings) -> list[Check]:
 
     checks = []
     providers = build_providers(settings)
-    compact = settings.orchestrator_compact(
-        primary_is_small=bool(getattr(providers[0], "prefers_compact_output", False))
+    small = bool(getattr(providers[0], "prefers_compact_output", False))
+    compact = settings.orchestrator_compact(primary_is_small=small)
+    route = (
+        "routes by rules, no model call"
+        if settings.routes_by_rules(primary_is_small=small)
+        else f"one model call, {'compact' if compact else 'full'} JSON contract"
     )
     checks.append(
         Check(
             "orchestrator",
             True,
-            f"{'compact' if compact else 'full'} JSON contract "
-            f"(EKO_ORCHESTRATOR_CONTRACT={settings.orchestrator_contract})",
+            f"{route} (EKO_ORCHESTRATOR_ROUTER={settings.orchestrator_router}, "
+            f"EKO_ORCHESTRATOR_CONTRACT={settings.orchestrator_contract})",
         )
     )
     for config, provider in zip(settings.llm_providers, providers, strict=True):

@@ -1,8 +1,9 @@
-"""One conversation end to end on the bundled local model (Gemma 3 270M) and embedder.
+"""One conversation end to end on the bundled local model and embedder.
 
-A base model this small routes and writes poorly; what is checked is the pipeline: the
-orchestrator's grammar-constrained JSON call, the plan, the writer's call, the answer-only lock
-and the stored metadata, over two turns (the second sees the first).
+A model this small routes and writes poorly; what is checked is the pipeline: the
+orchestrator's grammar-constrained JSON call (asked for here: with the local model the route
+comes from rules by default), the plan, the writer's call, the answer-only lock and the stored
+metadata, over two turns (the second sees the first).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ async def test_conversation_on_the_bundled_model(tmp_path: Path) -> None:
         llm_max_tokens=32,
         orchestrator_max_tokens=200,
         memory_extract_enabled=False,
+        orchestrator_router="model",
         _env_file=None,
     )
     services = build_services(settings)

@@ -29,7 +29,7 @@ class Recorder:
         self.model = FunctionModel(self.answer)
         if small:
             self.model.max_prompt_tokens = 1_280  # type: ignore[attr-defined]
-            self.model.prefers_compact_output = True  # type: ignore[attr-defined]
+            self.model.prefers_compact_output = True
 
     async def answer(self, request: ProviderRequest) -> str:
         self.requests.append(request)
@@ -61,13 +61,12 @@ def new_room(client: httpx.Client) -> str:
 
 def test_a_small_model_gets_one_lean_call_per_message(database_url: str) -> None:
     model = Recorder(small=True)
-    with running_eko(database_url, [model.model]) as eko:
-        with client_for(eko) as client:
-            room = new_room(client)
-            first = post(client, room, "Quelle est la capitale de l'Espagne ?")
-            post(client, room, "What is the capital of Spain?")
-            post(client, room, "Et celle du Portugal ?")
-            translation = post(client, room, "Traduis en anglais : la maison est bleue")
+    with running_eko(database_url, [model.model]) as eko, client_for(eko) as client:
+        room = new_room(client)
+        first = post(client, room, "Quelle est la capitale de l'Espagne ?")
+        post(client, room, "What is the capital of Spain?")
+        post(client, room, "Et celle du Portugal ?")
+        translation = post(client, room, "Traduis en anglais : la maison est bleue")
     calls = model.writer_calls()
     assert len(model.requests) == len(calls) == 4  # routed by rules: no orchestrator call
     assert first["metadata"]["orchestrator"]["call"] == {"router": "rules"}
@@ -87,10 +86,9 @@ def test_a_small_model_gets_one_lean_call_per_message(database_url: str) -> None
 
 def test_a_remote_model_keeps_the_orchestrator_and_the_full_prompt(database_url: str) -> None:
     model = Recorder(small=False)
-    with running_eko(database_url, [model.model]) as eko:
-        with client_for(eko) as client:
-            room = new_room(client)
-            reply = post(client, room, "Quelle est la capitale de l'Espagne ?")
+    with running_eko(database_url, [model.model]) as eko, client_for(eko) as client:
+        room = new_room(client)
+        reply = post(client, room, "Quelle est la capitale de l'Espagne ?")
     routed = [r for r in model.requests if r.json_schema is not None]
     assert routed  # the orchestrator's model call (asked again once: this JSON is not its contract)
     assert reply["metadata"]["orchestrator"]["call"].get("router") is None

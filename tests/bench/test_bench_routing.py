@@ -15,7 +15,7 @@ from eko.llm.types import ProviderRequest
 from eko_bench.bench_routing import run
 from eko_bench.data_errors import BenchDataError
 
-PROBES = [
+PROBES: list[dict[str, object]] = [
     {"message": "Merci beaucoup, bonne soirée !", "intents": ["amabilities"]},
     {"message": "Quelle est la capitale du Pérou ?", "intents": ["general_question"]},
     {"message": "Réserve-moi un taxi pour 8 h.", "intents": ["action_request"]},

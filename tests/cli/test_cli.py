@@ -84,7 +84,7 @@ def test_doctor_checks_every_part(eko_env: str) -> None:
     for part in ("database reachable", "database migrated", "provider local", "embedder"):
         assert part in result.output
     assert '"database_url"' in result.output
-    assert "compact JSON contract" in " ".join(result.output.split())
+    assert "routes by rules, no model call" in " ".join(result.output.split())
 
 
 def test_doctor_fails_and_says_how_when_a_provider_is_down(
@@ -100,5 +100,5 @@ def test_doctor_fails_and_says_how_when_a_provider_is_down(
     assert result.exit_code == 1
     assert "provider remote" in result.output and "FAIL" in result.output
     assert "sk-hidden" not in result.output
-    # A remote primary routes with the seed's full contract.
-    assert "full JSON contract" in " ".join(result.output.split())
+    # A remote primary routes with one model call, under the seed's full contract.
+    assert "one model call, full JSON contract" in " ".join(result.output.split())
