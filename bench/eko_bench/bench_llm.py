@@ -33,7 +33,6 @@ from eko.config import Settings
 from eko.llm.bundled import BUNDLED_MODELS
 from eko.llm.errors import ProviderError
 from eko.llm.providers.local import LocalLlamaProvider
-from eko.llm.structured import output_schema
 from eko.llm.types import ChatMessage, ProviderRequest
 from eko_bench.llm_quality import (
     ANSWER_MAX_TOKENS,
@@ -47,9 +46,7 @@ from eko_bench.llm_quality import (
 from eko_bench.llm_quality_json import (
     CONTRACTS,
     PROBES,
-    judge,
-    orchestrator_messages,
-    orchestrator_output_model,
+    route_probe,
 )
 
 PLAIN_MAX_TOKENS = 64
@@ -203,22 +200,16 @@ async def _plain_speed(provider: LocalLlamaProvider, result: CandidateResult) ->
 
 async def _json(provider: LocalLlamaProvider, settings: Settings, result: CandidateResult) -> None:
     for contract in CONTRACTS:
-        output = orchestrator_output_model(contract)
-        schema = output_schema(output)
         for probe in PROBES:
-            request = ProviderRequest(
-                messages=tuple(orchestrator_messages(probe, settings.assistant_name, contract)),
-                json_schema=schema,
+            routed = await route_probe(
+                provider,
+                probe,
+                contract=contract,
+                assistant_name=settings.assistant_name,
                 max_tokens=settings.orchestrator_max_tokens,
-                temperature=0.0,
             )
-            started = time.perf_counter()
-            try:
-                answer = (await provider.generate(request)).text
-            except ProviderError as exc:
-                answer = f"<error: {exc}>"
-            result.json_seconds.setdefault(contract, []).append(time.perf_counter() - started)
-            verdict = judge(answer, probe, output)
+            result.json_seconds.setdefault(contract, []).append(routed.seconds)
+            verdict = routed.verdict
             result.json_valid[contract] = result.json_valid.get(contract, 0) + verdict.valid
             result.json_intent_ok[contract] = (
                 result.json_intent_ok.get(contract, 0) + verdict.intent_ok

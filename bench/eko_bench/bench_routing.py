@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import random
 import statistics
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,13 +29,10 @@ from rich.table import Table
 from eko.chat.engine.decision import INTENTS
 from eko.chat.engine.rule_router import intent_by_rules
 from eko.config import Settings
-from eko.llm.errors import ProviderError
 from eko.llm.providers.factory import build_providers
-from eko.llm.structured import output_schema
-from eko.llm.types import Provider, ProviderRequest
+from eko.llm.types import Provider
 from eko_bench.data_errors import BenchDataError, json_lines
-from eko_bench.llm_quality_json import PROBES, JsonProbe, judge, orchestrator_messages
-from eko_bench.llm_quality_json import orchestrator_output_model as output_model
+from eko_bench.llm_quality_json import PROBES, JsonProbe, route_probe
 
 DATA_DIR = Path(__file__).parent / "data"
 DEV_FILE = DATA_DIR / "routing_probes_dev.jsonl"
@@ -139,26 +135,20 @@ def _random(split: str, probes: Sequence[JsonProbe]) -> Row:
 async def _model(
     provider: Provider, settings: Settings, split: str, probes: Sequence[JsonProbe]
 ) -> Row:
-    output = output_model("compact")
-    schema = output_schema(output)
     row = Row("model (compact contract)", split, 0, len(probes))
     for probe in probes:
-        request = ProviderRequest(
-            messages=tuple(orchestrator_messages(probe, settings.assistant_name, "compact")),
-            json_schema=schema,
+        routed = await route_probe(
+            provider,
+            probe,
+            contract="compact",
+            assistant_name=settings.assistant_name,
             max_tokens=settings.orchestrator_max_tokens,
-            temperature=0.0,
         )
-        began = time.perf_counter()
-        try:
-            answer = (await provider.generate(request)).text
-        except ProviderError as exc:
-            answer = f"<error: {exc}>"
-        row.seconds.append(time.perf_counter() - began)
-        if judge(answer, probe, output).intent_ok:
+        row.seconds.append(routed.seconds)
+        if routed.verdict.intent_ok:
             row.right += 1
         else:
-            row.misses.append(f"{probe.message[:40]!r} → {answer[:60]!r}")
+            row.misses.append(f"{probe.message[:40]!r} → {routed.answer[:60]!r}")
     return row
 
 

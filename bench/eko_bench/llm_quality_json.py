@@ -11,12 +11,15 @@ a sensible route; 16 probes, half French, written for the bench).
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
-from eko.llm.types import ChatMessage
+from eko.llm.errors import ProviderError
+from eko.llm.structured import output_schema
+from eko.llm.types import ChatMessage, Provider, ProviderRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +136,39 @@ def orchestrator_messages(
     conversation = "\n".join(lines) or "(empty)"
     user = f"Conversation (oldest first):\n{conversation}\n\nMessage to route:\n{probe.message}"
     return [ChatMessage("system", system), ChatMessage("user", user)]
+
+
+@dataclass(frozen=True, slots=True)
+class RoutedProbe:
+    verdict: JsonVerdict
+    answer: str
+    seconds: float
+
+
+async def route_probe(
+    provider: Provider,
+    probe: JsonProbe,
+    *,
+    contract: str,
+    assistant_name: str,
+    max_tokens: int,
+) -> RoutedProbe:
+    """The probe routed by `provider` under `contract` (temperature 0), judged; a provider
+    error is an answer that does not validate, never a crash."""
+    output = orchestrator_output_model(contract)
+    request = ProviderRequest(
+        messages=tuple(orchestrator_messages(probe, assistant_name, contract)),
+        json_schema=output_schema(output),
+        max_tokens=max_tokens,
+        temperature=0.0,
+    )
+    began = time.perf_counter()
+    try:
+        answer = (await provider.generate(request)).text
+    except ProviderError as exc:
+        answer = f"<error: {exc}>"
+    seconds = time.perf_counter() - began
+    return RoutedProbe(judge(answer, probe, output), answer, seconds)
 
 
 def judge(answer: str, probe: JsonProbe, output: type[BaseModel]) -> JsonVerdict:
