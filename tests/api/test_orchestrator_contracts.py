@@ -26,6 +26,8 @@ from tests.chat.helpers import (
 
 
 def small_model(route: str, writer: str = "Voici.") -> FunctionModel:
+    """A model that prefers compact output, as the local one does. It routes by rules unless
+    EKO_ORCHESTRATOR_ROUTER=model, which these tests of its contract ask for."""
     model = engine_model(route, writer=writer)
     model.prefers_compact_output = True
     return model
@@ -41,7 +43,7 @@ async def test_a_small_local_model_routes_with_the_compact_contract(
     make_harness: HarnessFactory,
 ) -> None:
     model = small_model(json.dumps({"intent": "decision_support", "context_level": "medium"}))
-    async with make_harness(providers=[model]) as h:
+    async with make_harness(providers=[model], orchestrator_router="model") as h:
         _, headers, room_id = await known_user(h)
         body = await send(h, room_id, headers, "Train ou avion pour aller à Marseille ?")
         calls = await calls_for(h, room_id, headers, body["user_message"]["id"])
@@ -72,7 +74,10 @@ async def test_compact_contract_asks_for_a_web_query_only_when_web_search_exists
         )
     )
     async with make_harness(
-        providers=[model], web_search_provider="searxng", web_search_url="http://searx.test"
+        providers=[model],
+        orchestrator_router="model",
+        web_search_provider="searxng",
+        web_search_url="http://searx.test",
     ) as h:
         _, headers, room_id = await known_user(h)
         body = await send(h, room_id, headers, "Quel temps demain à Lyon ?")
@@ -86,7 +91,7 @@ async def test_a_garbled_compact_answer_falls_back_and_says_so(
     make_harness: HarnessFactory,
 ) -> None:
     model = small_model('{"intent": "general_question"')
-    async with make_harness(providers=[model]) as h:
+    async with make_harness(providers=[model], orchestrator_router="model") as h:
         _, headers, room_id = await known_user(h)
         body = await send(h, room_id, headers, "Quelle heure est-il à Tokyo ?")
     meta = body["assistant_message"]["metadata"]
@@ -96,7 +101,9 @@ async def test_a_garbled_compact_answer_falls_back_and_says_so(
 
 async def test_the_setting_overrides_the_models_preference(make_harness: HarnessFactory) -> None:
     full = small_model(orchestrator_json("decision_support", confidence=0.9))
-    async with make_harness(providers=[full], orchestrator_contract="full") as h:
+    async with make_harness(
+        providers=[full], orchestrator_contract="full", orchestrator_router="model"
+    ) as h:
         _, headers, room_id = await known_user(h)
         body = await send(h, room_id, headers, "Train ou avion ?")
     assert {"confidence", "payload"} <= properties(full)
