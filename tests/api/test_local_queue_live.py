@@ -64,7 +64,10 @@ def wait_for(condition: Callable[[], bool], timeout_s: float = 30) -> None:
 def test_people_are_told_their_place_in_order_and_answered_for_real(
     database_url: str, tmp_path: Path
 ) -> None:
-    llama = SlowLlama(delay=4.0)  # the first call holds the model while the others arrive
+    llama = SlowLlama(delay=4.0)
+    # The first call holds the model until the others are in line (one call per message:
+    # the local model routes by rules).
+    llama.release = threading.Event()
     local = slow_local(tmp_path, llama)
     with running_eko(database_url, [local]) as eko:
         rooms = [new_room(eko) for _ in range(3)]
@@ -83,6 +86,7 @@ def test_people_are_told_their_place_in_order_and_answered_for_real(
         health = httpx.get(f"{eko.url}/health").json()
         assert health["model"]["status"] == "busy"
         assert health["model"]["providers"][0]["circuit"] == "closed"
+        llama.release.set()
 
         for poster in (first, second, third):
             poster.join(60)

@@ -22,6 +22,8 @@ class SlowLlama(FakeLlama):
     def __init__(self, delay: float = 0.4, *, answer: str = ANSWER) -> None:
         super().__init__(delay=delay)
         self.answer = answer
+        # When set to an Event: every generation waits for it before its first word.
+        self.release: threading.Event | None = None
         self.stopped = 0  # generations cut by their stopping criteria
         self.finished = 0  # generations that ran to their end
 
@@ -42,6 +44,13 @@ class SlowLlama(FakeLlama):
         words = text.split(" ")
         pause = self.delay / max(len(words), 1)
         self.threads.add(threading.get_ident())
+        while self.release is not None and not self.release.is_set():
+            # Held until the test has everyone it wants in line (not a time: a loaded CI
+            # machine can take longer than any delay to get the others queued).
+            if stop(None, None):
+                self.stopped += 1
+                return
+            time.sleep(0.005)
         for index, word in enumerate(words):
             ends = time.monotonic() + pause
             while time.monotonic() < ends:
