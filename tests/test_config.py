@@ -22,11 +22,11 @@ def settings(**values: object) -> Settings:
     return Settings(_env_file=None, **values)  # type: ignore[arg-type]
 
 
-def test_memory_extraction_is_auto_by_primary_provider() -> None:
-    assert settings().memory_extraction_on is False  # bundled local base model
+def test_memory_extraction_is_on_with_any_provider_unless_turned_off() -> None:
+    assert settings().memory_extraction_on is True  # the bundled local model
     remote = {"kind": "openai", "base_url": "http://llm.test/v1", "model": "m"}
     assert settings(llm_providers=[remote, {"kind": "local"}]).memory_extraction_on is True
-    assert settings(memory_extract_enabled=True).memory_extraction_on is True
+    assert settings(memory_extract_enabled=False).memory_extraction_on is False
     forced_off = settings(llm_providers=[remote], memory_extract_enabled=False)
     assert forced_off.memory_extraction_on is False
 

@@ -109,6 +109,7 @@ def proactive(
 app.command("context")(cli_memory.context)
 app.command("recall")(cli_memory.recall)
 app.command("guard")(cli_memory.guard)
+app.command("extract")(cli_memory.extract)
 
 
 @app.command("load")

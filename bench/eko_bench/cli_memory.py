@@ -1,4 +1,4 @@
-"""`eko bench context`, `recall` and `guard`: the memory and memory-guard benchmarks."""
+"""`eko bench context`, `recall`, `guard` and `extract`: the memory and memory-guard benchmarks."""
 
 from __future__ import annotations
 
@@ -222,3 +222,25 @@ def guard(
     if families:
         options.update(families=list(families), data=None, lookup=False)
     support.run_suite("eko_bench.guard", **options)
+
+
+def extract(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Labelled exchanges, JSON lines {id, lang, user_name, previous, user, reply, "
+            "expected, acceptable} (default: the packaged held-out set).",
+            dir_okay=False,
+            exists=True,
+        ),
+    ] = None,
+    split: Annotated[
+        str, typer.Option(help="Exchanges to run: test (default, not tuned on), dev or all.")
+    ] = "test",
+    limit: Annotated[int | None, typer.Option(min=1, help="Exchanges per split.")] = None,
+) -> None:
+    """memory extraction with the configured model: precision and recall of what it stores"""
+    if split not in ("test", "dev", "all"):
+        fail(f"unknown split {split!r}", fix="use --split test, dev or all")
+    support.run_suite("eko_bench.bench_extract", data=data, split=split, limit=limit)

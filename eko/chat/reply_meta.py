@@ -68,6 +68,9 @@ class ReplyMeta(BaseModel):
     # A question about the user's life: whether memory held its subject, the writer's note,
     # and the check after the writer (flagged / corrected; eko/chat/grounding).
     grounding: GroundingReport | None = None
+    # Sentences of the model's reply removed because they said something was stored
+    # (eko/chat/grounding/storage_claims.py): memory is written after the reply, if at all.
+    storage_claims_removed: list[str] | None = None
     # A cached answer served by the memory guard.
     action: str | None = None
     memory_guard: dict[str, Any] | None = None

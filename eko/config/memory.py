@@ -12,10 +12,9 @@ class MemorySettings(BaseModel):
     # --- memory: facts/self/goals, hierarchical summaries, topics, dual context (docs/memory.md)
     # The dual context's recent raw turns use recent_turns / recent_max_chars (chat.py; the
     # seed's recentContextMaxTurns / recentContextMaxChars). Scores below are cosine similarities.
-    # After each exchange, one model call extracts facts, self-knowledge and curiosities.
-    # Empty = auto: on when the primary chat provider is a remote model; off on the bundled
-    # local base model, where one extraction takes minutes on 2 cores and would hold the model
-    # ahead of the next reply. true/false force it.
+    # After each exchange, one model call extracts facts, self-knowledge and curiosities, at
+    # background priority (a person's reply goes first). Empty = on, with any model; false
+    # turns it off (`eko bench extract` measures what it stores).
     memory_extract_enabled: bool | None = None
     memory_extract_max_tokens: int = Field(default=400, ge=32, le=4096)
     # User messages shorter than this ("ok", "merci !") carry nothing to remember: no call.

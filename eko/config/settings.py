@@ -66,12 +66,13 @@ class Settings(
         extra="ignore",
     )
 
-    # "auto" (None): model-hungry features run only when the primary provider is remote.
+    # Extraction runs on every stack (empty = on): with the bundled model it waits behind
+    # people at background priority, and its items are filtered (eko/memory/extraction_filter.py).
     @property
     def memory_extraction_on(self) -> bool:
-        if self.memory_extract_enabled is None:
-            return self.primary_is_remote
-        return self.memory_extract_enabled
+        return self.memory_extract_enabled is not False
+
+    # "auto" (None): model-hungry features run only when the primary provider is remote.
 
     @property
     def chain_on(self) -> bool:

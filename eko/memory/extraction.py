@@ -21,6 +21,7 @@ from eko.embed.base import EmbeddingError
 from eko.llm.errors import LLMError
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
+from eko.memory.extraction_filter import ProposedItem, worth_writing
 from eko.memory.items import MemoryItems, NewItem, WriteResult
 from eko.memory.outputs import Confidence, bounded_list, bounded_text
 from eko.memory.scopes import turn_keys, write_key
@@ -69,6 +70,9 @@ def extraction_output_model() -> type[BaseModel]:
     return model
 
 
+_OUTPUT = extraction_output_model()
+
+
 @dataclass(slots=True)
 class ExtractionResult:
     written: list[WriteResult] = field(default_factory=list)
@@ -82,6 +86,83 @@ class ExtractionResult:
     @property
     def deduplicated(self) -> int:
         return sum(1 for result in self.written if not result.created)
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeText:
+    """What the extractor reads of one exchange (the bench builds it from its data)."""
+
+    assistant: str
+    user_name: str
+    user: str
+    reply: str | None
+    previous: str | None = None
+    previous_by_assistant: bool = True
+
+
+def extraction_prompt(
+    prompts: PromptLibrary,
+    exchange: ExchangeText,
+    goals: Sequence[tuple[str, str, bool]] = (),
+) -> list[ChatMessage]:
+    """The extraction call's messages; `goals` = open curiosities (subject, question, asked)."""
+    lines = ["Open questions of the assistant:"]
+    if goals:
+        lines += [
+            f"{number}. [{subject}] {content}" + (" (the assistant asked it)" if asked else "")
+            for number, (subject, content, asked) in enumerate(goals, start=1)
+        ]
+    else:
+        lines.append("(none)")
+    lines += ["", "Exchange:"]
+    if exchange.previous is not None:
+        speaker = exchange.assistant if exchange.previous_by_assistant else "Someone"
+        lines.append(f'Just before, {speaker}: "{_short(exchange.previous)}"')
+    lines.append(f'User ({exchange.user_name}): "{_short(exchange.user)}"')
+    if exchange.reply is not None:
+        lines.append(f'{exchange.assistant}: "{_short(exchange.reply)}"')
+    return [
+        ChatMessage("system", prompts.text("memory/extract.md")),
+        ChatMessage("user", "\n".join(lines)),
+    ]
+
+
+async def ask_extraction(
+    runtime: LLMRuntime,
+    prompt: Sequence[ChatMessage],
+    *,
+    max_tokens: int,
+    room_id: str | None = None,
+    message_id: str | None = None,
+) -> Any:
+    """The extraction call, at background priority: a person's reply goes first. Raises
+    LLMError when no provider gave a parsable answer."""
+    completion = await runtime.complete(
+        prompt,
+        output=_OUTPUT,
+        purpose="memory_extract",
+        room_id=room_id,
+        message_id=message_id,
+        max_tokens=max_tokens,
+        temperature=EXTRACTION_TEMPERATURE,
+        priority="background",
+    )
+    return completion.data
+
+
+def kept_items(data: Any, exchange: ExchangeText) -> list[Any]:
+    """The proposed items worth writing (eko/memory/extraction_filter.py)."""
+    return [
+        item
+        for item in data.items
+        if worth_writing(
+            ProposedItem(item.kind, item.subject, one_line(item.content)),
+            user_text=exchange.user,
+            answered_text=exchange.previous if exchange.previous_by_assistant else None,
+            reply_text=exchange.reply,
+            names=(exchange.user_name, exchange.assistant),
+        )
+    ]
 
 
 class MemoryExtractor:
@@ -99,7 +180,6 @@ class MemoryExtractor:
         self._items = items
         self._prompts = prompts
         self._settings = settings
-        self._output = extraction_output_model()
 
     async def extract(self, turn: ChatTurn, reply: Message | None) -> ExtractionResult:
         result = ExtractionResult()
@@ -107,20 +187,26 @@ class MemoryExtractor:
             keys=turn_keys(turn.room, turn.user), limit=MAX_GOALS_SHOWN
         )
         previous = await self._previous_message(turn)
-        prompt = [
-            ChatMessage("system", self._prompts.text("memory/extract.md")),
-            ChatMessage("user", self._render_input(turn, reply, previous, goals)),
-        ]
+        exchange = ExchangeText(
+            assistant=self._settings.assistant_name,
+            user_name=one_line(turn.user.display_name) or "User",
+            user=turn.user_message.content,
+            reply=None if reply is None else reply.content,
+            previous=None if previous is None else previous.content,
+            previous_by_assistant=previous is not None and previous.role == "assistant",
+        )
+        prompt = extraction_prompt(
+            self._prompts,
+            exchange,
+            [(goal.subject, goal.content, goal.status == "asked") for goal in goals],
+        )
         try:
-            completion = await self._runtime.complete(
+            data = await ask_extraction(
+                self._runtime,
                 prompt,
-                output=self._output,
-                purpose="memory_extract",
+                max_tokens=self._settings.memory_extract_max_tokens,
                 room_id=turn.room.id,
                 message_id=turn.user_message.id,
-                max_tokens=self._settings.memory_extract_max_tokens,
-                temperature=EXTRACTION_TEMPERATURE,
-                priority="background",
             )
         except LLMError as exc:
             log.warning(
@@ -131,7 +217,6 @@ class MemoryExtractor:
             )
             result.error = f"model failed: {str(exc)[:300]}"
             return result
-        data: Any = completion.data
         scope = write_key(turn.room, turn.user)
         new_items = [
             NewItem(
@@ -142,8 +227,7 @@ class MemoryExtractor:
                 source_message_id=turn.user_message.id,
                 source_room_id=turn.room.id,
             )
-            for item in data.items
-            if one_line(item.content)
+            for item in kept_items(data, exchange)
         ]
         try:
             for answered in data.answered_goals:
@@ -172,33 +256,6 @@ class MemoryExtractor:
             answered_goals=len(result.answered),
         )
         return result
-
-    def _render_input(
-        self,
-        turn: ChatTurn,
-        reply: Message | None,
-        previous: Message | None,
-        goals: Sequence[MemoryItem],
-    ) -> str:
-        assistant = self._settings.assistant_name
-        lines = ["Open questions of the assistant:"]
-        if goals:
-            lines += [
-                f"{number}. [{goal.subject}] {goal.content}"
-                + (" (the assistant asked it)" if goal.status == "asked" else "")
-                for number, goal in enumerate(goals, start=1)
-            ]
-        else:
-            lines.append("(none)")
-        lines += ["", "Exchange:"]
-        if previous is not None:
-            speaker = assistant if previous.role == "assistant" else "Someone"
-            lines.append(f'Just before, {speaker}: "{_short(previous.content)}"')
-        user_name = one_line(turn.user.display_name) or "User"
-        lines.append(f'User ({user_name}): "{_short(turn.user_message.content)}"')
-        if reply is not None:
-            lines.append(f'{assistant}: "{_short(reply.content)}"')
-        return "\n".join(lines)
 
     async def _previous_message(self, turn: ChatTurn) -> Message | None:
         """The message just before the user's: the assistant's question it may answer."""

@@ -132,7 +132,9 @@ async def test_facts_from_a_direct_room_are_private_to_the_speaker(
     alice = await kit.user("Alice")
     room = await kit.room(alice)
 
-    await _exchange(kit, room, alice, "J'habite à Besançon depuis mars", "Noté !")
+    await _exchange(
+        kit, room, alice, "J'habite à Besançon depuis mars. Je t'appellerai Eko.", "Noté !"
+    )
 
     items = await kit.memory.items.list_items(keys=None)
     assert {(i.kind, i.scope) for i in items} == {

@@ -230,6 +230,8 @@ class ChatEngine:
             meta.caller_format = caller.kind
         if answer is not None and answer.grounding is not None:
             meta.grounding = answer.grounding
+        if answer is not None and answer.storage_claims:
+            meta.storage_claims_removed = list(answer.storage_claims)
         if fallback is not None:
             error = final.error if final is not None else "writer node missing"
             log.warning("chat.answer.fallback", reason=fallback, error=error)

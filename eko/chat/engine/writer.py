@@ -35,6 +35,7 @@ from eko.chat.engine.turn_inputs import LANGUAGE_NAMES, turn_inputs
 from eko.chat.grounding.assess import MEMORY_SOURCES, assess
 from eko.chat.grounding.check import check_reply
 from eko.chat.grounding.report import GroundingReport
+from eko.chat.grounding.storage_claims import without_storage_claims
 from eko.config import Settings
 from eko.guard.language import detect_language
 from eko.llm.caller_format import CallerFormat
@@ -53,6 +54,8 @@ class WrittenAnswer:
     completion: Completion[Any]
     # Set when the message asked a fact of the user's life (eko/chat/grounding).
     grounding: GroundingReport | None = None
+    # Sentences removed because they said something was stored (storage_claims.py).
+    storage_claims: tuple[str, ...] = ()
 
 
 class ResponseWriter:
@@ -282,21 +285,29 @@ class ResponseWriter:
             room_id=context.turn.room.id,
             message_id=context.turn.user_message.id,
         )
+        # What the stream showed may differ from what is stored (the `done` event's message):
+        # a sentence saying something was stored is removed, and ...
+        text, claims = without_storage_claims(completion.text)
+        if claims and not text:
+            text = self._prompts.text(
+                f"writer/grounding/acknowledge_{self._note_language(context)}.md"
+            ).strip()
         grounding = self.grounding(context, sections)
         if grounding is None:
-            return WrittenAnswer(text=completion.text, completion=completion)
-        # A reply claiming a fact memory does not hold is replaced (the stream showed it; the
-        # stored message, in the stream's `done` event, is the replacement).
+            return WrittenAnswer(text=text, completion=completion, storage_claims=tuple(claims))
+        # ... a reply claiming a fact memory does not hold is replaced.
         text = check_reply(
             grounding,
-            completion.text,
+            text,
             self._prompts,
             language=self._note_language(context),
             use_tu=context.ctx.settings.get("use_tu_form"),
         )
         if grounding.corrected:
             log.info("chat.grounding.corrected", subject=grounding.subject)
-        return WrittenAnswer(text=text, completion=completion, grounding=grounding)
+        return WrittenAnswer(
+            text=text, completion=completion, grounding=grounding, storage_claims=tuple(claims)
+        )
 
 
 # Below this prompt budget (tokens) the writer's compact instructions are used: the full ones
