@@ -62,6 +62,8 @@ class AskOptions(TypedDict, total=False):
     priority: Priority
     # An API caller's JSON or tools (eko/llm/caller_format.py): checked, re-asked once.
     caller_format: CallerFormat | None
+    # Lines of the system prompt the answer may quote (ProviderRequest.quotable).
+    quotable: Sequence[str]
 
 
 class LLMRuntime:
@@ -275,6 +277,7 @@ class LLMRuntime:
             stop=tuple(options.get("stop", ())),
             priority=options.get("priority", "interactive"),
             assistant_name=self._assistant_name,
+            quotable=tuple(options.get("quotable", ())),
         )
         call = CallContext(
             purpose=purpose, room_id=options.get("room_id"), message_id=options.get("message_id")

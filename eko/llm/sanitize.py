@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from eko.llm.types import ChatMessage
+
 # Generic role names a model invents turns for, in English and French.
 GENERIC_SPEAKERS = (
     "user",
@@ -57,6 +59,21 @@ def sanitize_reply(
     text = _cut_at_next_turn(text, turn_labels)
     text = _drop_echoed_lines(text, prompt_texts)
     return text.strip()
+
+
+def instruction_texts(messages: Iterable[ChatMessage], quotable: Iterable[str] = ()) -> list[str]:
+    """The system texts a reply must not recite: each system message without the lines the
+    answer may quote (a remembered fact, the profile, a document's passage)."""
+    lines = [line for line in quotable if line.strip()]
+    texts = []
+    for message in messages:
+        if message.role != "system":
+            continue
+        content = message.content
+        for line in lines:
+            content = content.replace(line, "\n")
+        texts.append(content)
+    return texts
 
 
 def _label_pattern(names: Iterable[str]) -> re.Pattern[str]:

@@ -66,6 +66,9 @@ class ProviderRequest:
     # What an API caller asked the reply to be (eko/llm/caller_format.py): passed through by
     # a remote provider; a local one is held to `json_schema` (its answer_schema) by grammar.
     caller_format: CallerFormat | None = None
+    # Lines of the system prompt the answer may repeat word for word (memory, profile,
+    # documents): a local model's answer that quotes one is not reciting its instructions.
+    quotable: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from eko.llm.sanitize import sanitize_reply
+from eko.llm.sanitize import instruction_texts, sanitize_reply
+from eko.llm.types import ChatMessage
 
 SYSTEM = (
     "Tu es Eko, un assistant chaleureux. Réponds toujours en une ou deux phrases courtes, "
@@ -81,3 +82,19 @@ def test_ordinary_answers_are_untouched(kept: str) -> None:
 
 def test_the_persona_name_is_the_assistant_label() -> None:
     assert clean("Lisa: Coucou !\nLisa: Encore moi", assistant_name="Lisa") == "Coucou !"
+
+
+def test_a_remembered_fact_may_be_the_answer_but_an_instruction_may_not() -> None:
+    fact = "- Camille's sister Léa plays the cello in a youth orchestra."
+    system = f"{SYSTEM}\n\n## What you remember\n{fact}"
+    messages = [ChatMessage("system", system), ChatMessage("user", "What does my sister play?")]
+    guarded = instruction_texts(messages, quotable=[fact])
+    answer = "Camille's sister Léa plays the cello in a youth orchestra."
+    # Quoted from memory: kept (it was cut whole before, and the reply became an apology).
+    assert sanitize_reply(answer, assistant_name="Eko", prompt_texts=guarded) == answer
+    assert sanitize_reply(answer, assistant_name="Eko", prompt_texts=[system]) == ""
+    # Recited from the instructions: still cut.
+    recited = "Réponds toujours en une ou deux phrases courtes, sans jamais inventer de faits."
+    assert sanitize_reply(f"{recited}\nLa cello.", assistant_name="Eko", prompt_texts=guarded) == (
+        "La cello."
+    )

@@ -37,12 +37,14 @@ async def write_streamed(
     purpose: str,
     room_id: str | None,
     message_id: str | None,
+    quotable: Sequence[str] = (),
 ) -> Completion[Any]:
-    """The writer's model call: streamed into the live reply when there is one, else whole."""
+    """The writer's model call: streamed into the live reply when there is one, else whole.
+    `quotable`: lines of the system prompt the answer may repeat (ProviderRequest.quotable)."""
     live = current_live()
     if live is None or live.target is not live or live.user_message_id != message_id:
         return await runtime.complete(
-            messages, purpose=purpose, room_id=room_id, message_id=message_id
+            messages, purpose=purpose, room_id=room_id, message_id=message_id, quotable=quotable
         )
     if live.stopped:
         return live.partial_completion()
@@ -55,6 +57,7 @@ async def write_streamed(
             purpose=purpose,
             room_id=room_id,
             message_id=message_id,
+            quotable=quotable,
         ),
         name=f"writer.stream:{message_id}",
     )

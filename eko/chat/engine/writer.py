@@ -284,6 +284,10 @@ class ResponseWriter:
             purpose="writer",
             room_id=context.turn.room.id,
             message_id=context.turn.user_message.id,
+            # What memory, the profile and documents said may be repeated as the answer: a
+            # small model answering with a remembered fact word for word is not reciting its
+            # instructions (eko/llm/sanitize.py).
+            quotable=[line for section in sections for line in section.text.splitlines()],
         )
         # What the stream showed may differ from what is stored (the `done` event's message):
         # a sentence saying something was stored is removed, and ...

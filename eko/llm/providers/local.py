@@ -56,7 +56,7 @@ from eko.llm.providers.llama_prefill import DEFAULT_PREFILL_CHUNK, prefill_in_ch
 from eko.llm.providers.local_grammar import check_grammar_parses, json_schema_grammar
 from eko.llm.providers.local_prompt import LoadedModel, PromptShape, build_prompt
 from eko.llm.providers.local_stream import LocalStreaming, speakers
-from eko.llm.sanitize import sanitize_reply
+from eko.llm.sanitize import instruction_texts, sanitize_reply
 from eko.llm.types import ChatMessage, Priority, ProviderRequest, ProviderResponse, Usage
 from eko.llm.waiting import arrival, current_listener
 
@@ -385,7 +385,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
             response.text,
             assistant_name=request.assistant_name,
             speakers=speakers(request.messages, self._user_label),
-            prompt_texts=[m.content for m in request.messages if m.role == "system"],
+            prompt_texts=instruction_texts(request.messages, request.quotable),
         )
         if clean == response.text:
             return response

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from eko.llm.errors import ProviderTimeout
 from eko.llm.priority import Lease, PriorityGate
 from eko.llm.providers.llama_backend import CancelFlag, StreamingLlama, consume_outcome
-from eko.llm.sanitize import sanitize_reply
+from eko.llm.sanitize import instruction_texts, sanitize_reply
 from eko.llm.stream_text import StablePrefix, sanitizer_tail
 from eko.llm.types import ChatMessage, Priority, ProviderRequest, ProviderResponse, StreamItem
 
@@ -95,7 +95,7 @@ class LocalStreaming:
         if request.json_schema is not None:
             return None  # the grammar shapes JSON: nothing to clean
         names = speakers(request.messages, self._user_label)
-        prompt_texts = [m.content for m in request.messages if m.role == "system"]
+        prompt_texts = instruction_texts(request.messages, request.quotable)
         return StablePrefix(
             clean=lambda raw: sanitize_reply(
                 raw,
