@@ -8,6 +8,8 @@ providers — with no open curiosity. What it would store is scored against the 
 - **expected found** (recall): expected labels matched by a stored item;
 - **nothing-to-learn exchanges with something stored**;
 - seconds per exchange (median) and failed calls.
+The same calls are also scored before the filter (eko/memory/extraction_filter.py): what the
+model proposed, to show what the filter removes.
 
 Trivial baselines in the same run, on the same exchanges: store the user's whole message;
 store each first-person sentence of it that is not a question (a rule); store nothing.
@@ -141,10 +143,13 @@ async def run(
                     row.add(exchange, baseline(exchange))
                 rows.append(row)
             row = Row("Eko's extraction, configured model", name)
+            unfiltered = Row("  the same calls, before the filter", name)
             for number, exchange in enumerate(exchanges, start=1):
-                row.add(exchange, await _extract(runtime, prompts, settings, exchange, row))
+                proposed, kept = await _extract(runtime, prompts, settings, exchange, row)
+                row.add(exchange, kept)
+                unfiltered.add(exchange, proposed)
                 console.print(f"  {name} {number}/{len(exchanges)}", end="\r")
-            rows.append(row)
+            rows += [row, unfiltered]
     finally:
         if providers is None:
             for provider in chosen:
@@ -166,7 +171,8 @@ async def _extract(
     settings: Settings,
     exchange: LabelledExchange,
     row: Row,
-) -> Items:
+) -> tuple[Items, Items]:
+    """(what the model proposed, what the product would write)."""
     text = ExchangeText(
         assistant=settings.assistant_name,
         user_name=exchange.user_name,
@@ -183,10 +189,11 @@ async def _extract(
         )
     except LLMError:
         row.failed += 1
-        return []
+        return [], []
     finally:
         row.seconds.append(time.perf_counter() - began)
-    return [(item.subject, item.content) for item in kept_items(data, text)]
+    proposed = [(item.subject, item.content) for item in data.items]
+    return proposed, [(item.subject, item.content) for item in kept_items(data, text)]
 
 
 def _share(flags: Sequence[bool]) -> str:

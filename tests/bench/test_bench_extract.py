@@ -86,6 +86,9 @@ async def test_the_model_and_baselines_are_scored_on_the_same_exchanges(tmp_path
     eko = by_label["Eko's extraction, configured model"]
     assert (eko.right, eko.found, eko.stored_on_nothing) == ([True], [True], 0)
     assert len(asked) == 2 and all(r.json_schema is not None for r in asked)
+    # The same calls before the filter: the reply's suggestion and the world fact were proposed.
+    proposed = by_label["  the same calls, before the filter"]
+    assert (proposed.right, proposed.stored_on_nothing) == ([True, False, False], 1)
     assert "Ma sœur Léa joue du violoncelle" in asked[0].messages[-1].content
     message = by_label["baseline: store the user's message"]
     assert (message.right, message.found, message.stored_on_nothing) == ([True, False], [True], 1)
@@ -100,7 +103,7 @@ async def test_a_failed_call_stores_nothing_and_is_counted(tmp_path: Path) -> No
         data=write(tmp_path / "exchanges.jsonl", [CELLO]),
         providers=[FunctionModel(lambda request: "not json at all")],
     )
-    eko = rows[-1]
+    eko = rows[-2]
     assert (eko.failed, eko.right, eko.found) == (1, [], [False])
 
 
