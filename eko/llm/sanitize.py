@@ -55,6 +55,7 @@ def sanitize_reply(
     text = _cut_at_template_token(text)
     assistant_labels = _label_pattern([assistant_name, "assistant", "assistante"])
     text = _strip_leading_labels(text, assistant_labels)
+    text = _drop_self_address(text, assistant_name)
     turn_labels = _label_pattern([*GENERIC_SPEAKERS, assistant_name, *speakers])
     text = _cut_at_next_turn(text, turn_labels)
     text = _drop_echoed_lines(text, prompt_texts)
@@ -114,6 +115,17 @@ def _strip_leading_labels(text: str, labels: re.Pattern[str]) -> str:
         if match is None:
             return stripped
         text = stripped[match.end() :]
+
+
+def _drop_self_address(text: str, assistant_name: str) -> str:
+    """ "Eko, je ne connais pas…" written by Eko: the model addressed itself (it read its name
+    as the person it answers). The name and its comma go; the sentence stays."""
+    name = assistant_name.strip()
+    match = re.match(rf"{re.escape(name)}\s*,\s*(?=\w)", text) if name else None
+    if match is None:
+        return text
+    rest = text[match.end() :]
+    return rest[:1].upper() + rest[1:]
 
 
 def _cut_at_next_turn(text: str, labels: re.Pattern[str]) -> str:

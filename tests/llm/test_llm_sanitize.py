@@ -98,3 +98,16 @@ def test_a_remembered_fact_may_be_the_answer_but_an_instruction_may_not() -> Non
     assert sanitize_reply(f"{recited}\nLa cello.", assistant_name="Eko", prompt_texts=guarded) == (
         "La cello."
     )
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Eko, je ne connais pas ce film.", "Je ne connais pas ce film."),
+        ("Eko : Eko, bonne question !", "Bonne question !"),
+        ("Eko is my name.", "Eko is my name."),  # not an address
+        ("Bonjour Eko, ça va ?", "Bonjour Eko, ça va ?"),  # not at the start
+    ],
+)
+def test_the_model_never_addresses_itself(raw: str, expected: str) -> None:
+    assert sanitize_reply(raw, assistant_name="Eko") == expected
