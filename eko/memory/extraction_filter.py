@@ -8,6 +8,9 @@ the user's question, today's mood. These rules keep an item only when:
   the capital of Australia?" + "Canberra." is general knowledge, not a memory of the user;
 - it says something beyond its subject, and is a statement (a curiosity may be a question);
 - it is not a request ("asks", "demande"), a hypothesis ("if…", "si…") or about today.
+A curiosity (kind "goal": something to ask about later) is itself a question or a request
+("Ask Alice whether…"): it needs only to name something the user said, no less than the
+reply does.
 Measured by `eko bench extract` (bench/eko_bench/bench_extract.py).
 """
 
@@ -89,7 +92,10 @@ def worth_writing(
         return False
     lists = _lists()
     first_word = content.split()[0]
-    if first_word in lists.hypothesis or _has_phrase(content, lists.transient + lists.request):
+    curiosity = item.kind == "goal"
+    if not curiosity and (
+        first_word in lists.hypothesis or _has_phrase(content, lists.transient + lists.request)
+    ):
         return False
     ignore = frozenset(w for name in names for w in query_words(name))
     words = _stems(item.content, ignore)
@@ -100,4 +106,6 @@ def worth_writing(
     replied = set(_stems(reply_text or "", ignore)) - said
     said_share = sum(w in said for w in words) / len(words)
     replied_share = sum(w in replied for w in words) / len(words)
+    if curiosity:
+        return said_share > 0 and said_share >= replied_share
     return said_share >= MIN_SAID_SHARE and said_share >= replied_share

@@ -73,6 +73,9 @@ def test_an_answer_to_the_assistants_question_counts_as_said() -> None:
 def test_a_curiosity_may_be_a_question() -> None:
     user = "Corentin m'a encore parlé de son projet Atlas."
     assert kept("Qui est Corentin ?", kind="goal", subject="Corentin", user=user)
+    # A curiosity is a request to oneself; it only has to name what the user said.
+    assert kept("Ask Camille who Corentin is", kind="goal", subject="Corentin", user=user)
+    assert not kept("Ask Camille about Bach", kind="goal", subject="Bach", user=user)
 
 
 def test_a_question_states_only_its_lead_in() -> None:
