@@ -13,12 +13,11 @@ import re
 from functools import cache
 from pathlib import Path
 
-from eko.text import fold
+from eko.text import fold_plain
 
 CLAIMS_FILE = Path(__file__).with_name("storage_claims.json")
 # Every character falls in one piece: words, end marks, spaces, line breaks.
 _SENTENCE = re.compile(r"[^.!?…\n]*[.!?…]*[ \t]*\n*")
-_NOT_WORD = re.compile(r"[\W_]+")
 
 
 @cache
@@ -28,17 +27,17 @@ def _claims() -> tuple[str, ...]:
 
 
 def claims_storage(sentence: str) -> bool:
-    words = _NOT_WORD.sub(" ", fold(sentence))
-    text = f" {words} "
+    text = f" {fold_plain(sentence)} "
     return any(f" {claim} " in text for claim in _claims())
 
 
 def without_storage_claims(reply: str) -> tuple[str, list[str]]:
     """(the reply without its storage-claim sentences — empty when nothing else is left —,
     the sentences removed)."""
-    sentences = [piece for piece in _SENTENCE.findall(reply) if piece]
-    claims = [s for s in sentences if claims_storage(s)]
+    kept: list[str] = []
+    claims: list[str] = []
+    for sentence in _SENTENCE.findall(reply):
+        (claims if claims_storage(sentence) else kept).append(sentence)
     if not claims:
         return reply, []
-    kept = "".join(s for s in sentences if not claims_storage(s)).strip()
-    return kept, [s.strip() for s in claims]
+    return "".join(kept).strip(), [s.strip() for s in claims]
