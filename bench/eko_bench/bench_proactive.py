@@ -4,7 +4,9 @@
    interventions, passes, rate-limited, smallest gap, against the budget (~200 calls a day) and
    the rate limits (5 a day, 30 minutes apart), with 100 simultaneous triggers once a day.
 2. Labelled situations: precision and recall of "message vs pass" on the opportunity path, with
-   the scripted model and/or the configured model (the bundled local one by default).
+   the scripted model and/or the configured model (the bundled local one by default), beside
+   the trivial deciders (never speak, always speak) and the pre-score rules alone (a scripted
+   writer), on a split the rules were never written on (`--split test`, the default).
 """
 
 from __future__ import annotations
@@ -20,21 +22,25 @@ from rich.markup import escape
 from rich.table import Table
 
 from eko.config import Settings
+from eko.embed.base import Embedder
+from eko.embed.factory import build_embedder
 from eko.llm.providers import FunctionModel
 from eko.llm.types import Provider
 from eko_bench.proactive_days import Day, simulate
 from eko_bench.proactive_situations import (
-    DEFAULT_SITUATIONS,
     Outcome,
     Scores,
+    Situation,
     load_situations,
     run_situations,
     score,
+    split_situations,
 )
 from eko_bench.proactive_stack import KeywordModel
 
 BUDGET_PER_DAY = 200
 ModelChoice = Literal["scripted", "local", "both"]
+Decider = Literal["auto", "rules", "model"]
 
 
 @dataclass(frozen=True)
@@ -57,36 +63,66 @@ async def run(
     settings: Settings,
     console: Console,
     data: Path | None = None,
+    split: str = "test",
     days: int = 3,
     seed: int = 7,
     model: ModelChoice = "scripted",
+    decider: Decider = "auto",
     limit: int | None = None,
     providers: Sequence[Provider] | None = None,
+    embedder: Embedder | None = None,
 ) -> ProactiveResult:
-    """`providers`: a stand-in for the configured model (tests)."""
-    situations = load_situations(data or DEFAULT_SITUATIONS)[:limit]
+    """`providers`, `embedder`: stand-ins for the configured model and embedder (tests);
+    `decider`: EKO_LOBBY_DECIDER for the configured model's row."""
+    situations = (load_situations(data) if data else split_situations(split))[:limit]
     with tempfile.TemporaryDirectory(prefix="eko-bench-proactive-") as tmp:
         directory = Path(tmp)
         simulated = await simulate(days=days, seed=seed, directory=directory) if days else []
         results: dict[str, tuple[Scores, list[Outcome]]] = {}
-        if model in ("scripted", "both"):
+        if situations:
+            for label, predicted in (("never speak", "pass"), ("always speak", "message")):
+                fixed = _fixed(situations, predicted)
+                results[label] = (score(fixed), fixed)
+        chosen_embedder = embedder or build_embedder(settings)
+        if situations and model in ("scripted", "both"):
             outcomes = await run_situations(
                 situations, providers=[FunctionModel(KeywordModel())], directory=directory
             )
-            results["scripted (keywords)"] = (score(outcomes), outcomes)
-        if model in ("local", "both"):
+            results["keyword model decides (scripted)"] = (score(outcomes), outcomes)
+            outcomes = await run_situations(
+                situations,
+                providers=[FunctionModel(KeywordModel())],
+                directory=directory,
+                embedder=chosen_embedder,
+                decider="rules",
+            )
+            results["pre-score rules, scripted writer"] = (score(outcomes), outcomes)
+        if situations and model in ("local", "both"):
             chosen = list(providers) if providers is not None else _configured(settings)
             try:
-                outcomes = await run_situations(situations, providers=chosen, directory=directory)
+                outcomes = await run_situations(
+                    situations,
+                    providers=chosen,
+                    directory=directory,
+                    embedder=chosen_embedder,
+                    decider=decider,
+                )
             finally:
                 if providers is None:
                     for provider in chosen:
                         await provider.aclose()
-            label = ", ".join(f"{p.name}:{p.model}" for p in chosen)
-            results[label] = (score(outcomes), outcomes)
+            names = ", ".join(f"{p.name}:{p.model}" for p in chosen)
+            results[f"{names} (decider {decider})"] = (score(outcomes), outcomes)
     result = ProactiveResult(simulated, results)
     _print(console, result)
     return result
+
+
+def _fixed(situations: Sequence[Situation], predicted: str) -> list[Outcome]:
+    return [
+        Outcome(situation=s, predicted=predicted, said=None, model_calls=0, seconds=0.0)
+        for s in situations
+    ]
 
 
 def _configured(settings: Settings) -> list[Provider]:
@@ -127,7 +163,7 @@ def _print(console: Console, result: ProactiveResult) -> None:
         return
     table = Table(title="Labelled lobby situations: message vs pass")
     for column in (
-        "model",
+        "decider",
         "n",
         "precision",
         "recall",
@@ -155,6 +191,8 @@ def _print(console: Console, result: ProactiveResult) -> None:
         )
     console.print(table)
     for label, (_scores, outcomes) in result.situations.items():
+        if label in ("never speak", "always speak"):
+            continue
         wrong = [o for o in outcomes if o.predicted != o.situation.label]
         for o in wrong:
             said = f": {o.said[:80]!r}" if o.said else ""

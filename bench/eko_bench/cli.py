@@ -89,21 +89,39 @@ def proactive(
         Path | None,
         typer.Option(
             "--data",
-            help="Labelled lobby situations, JSON lines (default: the packaged set).",
+            help="Labelled lobby situations, JSON lines (default: the packaged --split).",
             dir_okay=False,
             exists=True,
         ),
     ] = None,
+    split: Annotated[
+        str, typer.Option(help="test (never used to write the rules), dev or all.")
+    ] = "test",
     days: Annotated[int, typer.Option(min=0, max=30, help="Scripted lobby days.")] = 3,
     model: Annotated[
         str, typer.Option(help="scripted, local (the configured model) or both.")
     ] = "scripted",
+    decider: Annotated[
+        str, typer.Option(help="The configured model's row: auto, rules or model.")
+    ] = "auto",
     limit: Annotated[int | None, typer.Option(min=1, help="Situations to run.")] = None,
 ) -> None:
     """lobby reflection: calls/day vs budget, rate limits; message-vs-pass precision/recall"""
     if model not in ("scripted", "local", "both"):
         fail(f"unknown model {model!r}", fix="one of: scripted, local, both")
-    support.run_suite("eko_bench.bench_proactive", data=data, days=days, model=model, limit=limit)
+    if split not in ("test", "dev", "all"):
+        fail(f"unknown split {split!r}", fix="one of: test, dev, all")
+    if decider not in ("auto", "rules", "model"):
+        fail(f"unknown decider {decider!r}", fix="one of: auto, rules, model")
+    support.run_suite(
+        "eko_bench.bench_proactive",
+        data=data,
+        split=split,
+        days=days,
+        model=model,
+        decider=decider,
+        limit=limit,
+    )
 
 
 app.command("context")(cli_memory.context)

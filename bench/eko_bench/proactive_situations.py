@@ -1,6 +1,12 @@
-"""Labelled lobby situations (bench/eko_bench/data/lobby_situations.jsonl): for each, a fresh lobby
-with its curiosities and facts, the messages, then one activity window (summary → opportunity
-path). Speaking is right for some and wrong for others: precision and recall of "message"."""
+"""Labelled lobby situations: for each, a fresh lobby with its curiosities and facts, the
+messages, then one activity window (summary → opportunity path). Speaking is right for some and
+wrong for others: precision and recall of "message".
+
+Splits (bench/eko_bench/data/): "dev" is what the pre-score rules (eko/lobby/prescore.py) were
+written on: lobby_situations.jsonl (24, written with the lobby) and
+lobby_situations_heldout.jsonl (40, written blind, then used for development); "test" is
+lobby_situations_test.jsonl (40, written blind by another session after the rules were done,
+never used to change them)."""
 
 from __future__ import annotations
 
@@ -10,11 +16,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from eko.embed.base import Embedder
 from eko.llm.types import Provider
 from eko_bench.data_errors import BenchDataError, json_lines
 from eko_bench.proactive_stack import new_stack, open_database
 
-DEFAULT_SITUATIONS = Path(__file__).parent / "data" / "lobby_situations.jsonl"
+DATA = Path(__file__).parent / "data"
+SPLITS: dict[str, tuple[Path, ...]] = {
+    "dev": (DATA / "lobby_situations.jsonl", DATA / "lobby_situations_heldout.jsonl"),
+    "test": (DATA / "lobby_situations_test.jsonl",),
+}
+SPLITS["all"] = SPLITS["dev"] + SPLITS["test"]
 START = datetime(2026, 3, 3, 14, 0, tzinfo=UTC)
 
 
@@ -69,14 +81,27 @@ def load_situations(path: Path) -> list[Situation]:
     return situations
 
 
+def split_situations(split: str) -> list[Situation]:
+    return [situation for path in SPLITS[split] for situation in load_situations(path)]
+
+
 async def run_situations(
-    situations: Sequence[Situation], *, providers: Sequence[Provider], directory: Path
+    situations: Sequence[Situation],
+    *,
+    providers: Sequence[Provider],
+    directory: Path,
+    embedder: Embedder | None = None,
+    decider: str = "model",
 ) -> list[Outcome]:
+    """`decider`: EKO_LOBBY_DECIDER for the run (auto, rules or model); `embedder`: the
+    memory's (default: the hashing test double)."""
     outcomes = []
     database = await open_database(directory)
     try:
         for situation in situations:
-            stack = await new_stack(database, providers=providers, start=START)
+            stack = await new_stack(
+                database, providers=providers, start=START, embedder=embedder, lobby_decider=decider
+            )
             for subject, content in situation.goals:
                 await stack.remember("goal", subject, content)
             for subject, content in situation.facts:

@@ -109,6 +109,8 @@ class KeywordModel:
         if title == "SummaryOutput":
             lines = _section(prompt, "## Messages").strip().splitlines()
             return json.dumps({"summary": " / ".join(lines[-3:])[:700]})
+        if title == "OpportunityMessage":
+            return json.dumps({"message": "(scripted message)"})
         if title == "ReflectionDecision":
             goal = _section(prompt, "## TA CURIOSITÉ").strip()
             return json.dumps(

@@ -160,11 +160,12 @@ def _active_local_model(settings: Settings) -> Check:
 
 async def _provider_checks(settings: Settings) -> list[Check]:
     from eko.llm.providers import build_providers
+    from eko.llm.runtime import is_small
     from eko.llm.types import ChatMessage, ProviderRequest
 
     checks = []
     providers = build_providers(settings)
-    small = bool(getattr(providers[0], "prefers_compact_output", False))
+    small = is_small(providers[0])
     compact = settings.orchestrator_compact(primary_is_small=small)
     route = (
         "routes by rules, no model call"

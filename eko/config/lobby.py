@@ -3,6 +3,8 @@ it reads from EKO_* like every other setting)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 
@@ -32,5 +34,17 @@ class LobbySettings(BaseModel):
     reflection_search_k: int = Field(default=5, ge=1, le=50)
     # The opportunity path (after an activity summary) speaks only at this confidence or above.
     reflection_opportunity_min_confidence: float = Field(default=0.85, ge=0, le=1)
+    # Who decides whether to speak after an activity summary: "model" (one call answers
+    # message-or-pass), "rules" (eko/lobby/prescore.py decides, the model only writes the
+    # message), "auto" (rules when the first provider is a small local model, which passes
+    # on almost everything when asked to decide).
+    lobby_decider: Literal["auto", "rules", "model"] = "auto"
     activity_summary_cron: str = "*/10 * * * *"
     activity_summary_max_messages: int = Field(default=200, ge=1)
+
+    def lobby_decides_by_rules(self, *, primary_is_small: bool) -> bool:
+        """Whether the opportunity path decides by rules (`primary_is_small`: the first
+        provider is a small local model)."""
+        if self.lobby_decider == "auto":
+            return primary_is_small
+        return self.lobby_decider == "rules"

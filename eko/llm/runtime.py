@@ -293,6 +293,11 @@ class LLMRuntime:
             reserve=self._reserve,
         )
 
+    @property
+    def primary_is_small(self) -> bool:
+        """Whether the first provider is a small local model (see is_small)."""
+        return is_small(self.providers[0])
+
     async def aclose(self) -> None:
         for provider in self.providers:
             try:
@@ -311,5 +316,10 @@ def default_temperature(configured: float | None, primary: Provider) -> float:
     is its most likely one), 0.7 for any other."""
     if configured is not None:
         return configured
-    small = bool(getattr(primary, "prefers_compact_output", False))
-    return SMALL_MODEL_TEMPERATURE if small else REMOTE_TEMPERATURE
+    return SMALL_MODEL_TEMPERATURE if is_small(primary) else REMOTE_TEMPERATURE
+
+
+def is_small(provider: Provider) -> bool:
+    """A small local model: the paths that a 1.5B model cannot follow (routing, the lobby's
+    decision) go by rules for it."""
+    return bool(getattr(provider, "prefers_compact_output", False))

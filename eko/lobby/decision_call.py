@@ -1,4 +1,5 @@
-"""One directive model call whose JSON decides message vs pass, recorded on the reflection.
+"""One model call recorded on the reflection: a directive call whose JSON decides message vs
+pass, or (pre-scored path) one that only writes the message.
 
 The reflection and the opportunity path both ask this way: the call is counted, a failure is a
 pass (never a lost slot) with its reason, and the model, tokens, reason and tone are kept."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 import structlog
+from pydantic import BaseModel
 
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage
@@ -17,6 +19,7 @@ from eko.store.lobby_models import Reflection
 log = structlog.get_logger("eko.lobby")
 
 DecisionT = TypeVar("DecisionT", bound=ReflectionDecision)
+OutputT = TypeVar("OutputT", bound=BaseModel)
 
 
 async def ask_decision(
@@ -27,6 +30,23 @@ async def ask_decision(
     output: type[DecisionT],
     purpose: str,
 ) -> DecisionT | None:
+    decision = await ask_output(runtime, reflection, prompt, output=output, purpose=purpose)
+    if decision is not None:
+        reflection.reason = decision.reason
+        reflection.tone = decision.tone
+    return decision
+
+
+async def ask_output(
+    runtime: LLMRuntime,
+    reflection: Reflection,
+    prompt: str,
+    *,
+    output: type[OutputT],
+    purpose: str,
+) -> OutputT | None:
+    """The validated answer, or None (logged, the reason on the reflection) when the call
+    failed or its answer did not validate."""
     reflection.model_calls += 1
     try:
         completion = await runtime.complete(
@@ -49,8 +69,6 @@ async def ask_decision(
     reflection.llm_tokens = sum(
         a.usage.input_tokens + a.usage.output_tokens for a in completion.attempts
     )
-    decision = completion.data
-    if decision is not None:
-        reflection.reason = decision.reason
-        reflection.tone = decision.tone
-    return decision
+    if completion.data is None:
+        reflection.reason = "the model's answer was not valid JSON"
+    return completion.data

@@ -40,3 +40,9 @@ class OpportunityDecision(ReflectionDecision):
 
 class SummaryOutput(BaseModel):
     summary: bounded_text(800)  # type: ignore[valid-type]
+
+
+class OpportunityMessage(BaseModel):
+    """The pre-scored path (eko/lobby/prescore.py) already decided to speak: only the text."""
+
+    message: bounded_text(600)  # type: ignore[valid-type]

@@ -119,6 +119,7 @@ def build_lobby(
             settings=settings,
             reflector=reflector,
             candidate_min_score=item_min_score(settings, embedder),
+            by_rules=settings.lobby_decides_by_rules(primary_is_small=runtime.primary_is_small),
             clock=clock,
         ),
         live=live,

@@ -7,6 +7,7 @@ import io
 from rich.console import Console
 
 from eko.config import Settings
+from eko.embed.hashing import HashEmbedder
 from eko.llm.providers import FunctionModel
 from eko_bench.bench_proactive import run
 from eko_bench.proactive_stack import KeywordModel
@@ -19,14 +20,29 @@ async def test_one_scripted_day_stays_within_the_budget_and_the_limits() -> None
         console=Console(file=out, width=200),
         days=1,
         model="both",
+        split="dev",
         limit=6,
         providers=[FunctionModel(KeywordModel(), name="stand-in")],
+        embedder=HashEmbedder(),
     )
     assert result.within_limits
     day = result.days[0]
     assert day.interventions >= 1 and day.rate_limited >= 99  # the burst of 100 triggers
     assert 0 < day.total_calls <= 200
-    assert len(result.situations) == 2
-    for scores, outcomes in result.situations.values():
-        assert len(outcomes) == 6 and scores.true_pos >= 1
+    rows = result.situations
+    assert list(rows)[:4] == [
+        "never speak",
+        "always speak",
+        "keyword model decides (scripted)",
+        "pre-score rules, scripted writer",
+    ]
+    assert len(rows) == 5  # + the stand-in for the configured model
+    assert all(len(outcomes) == 6 for _scores, outcomes in rows.values())
+    labels = [o.situation.label for o in rows["never speak"][1]]
+    assert rows["never speak"][0].recall == 0.0
+    assert rows["always speak"][0].precision == labels.count("message") / 6
+    # The rules decide the situations they were written on, and the writer is asked once each.
+    rules, outcomes = rows["pre-score rules, scripted writer"]
+    assert (rules.false_pos, rules.false_neg) == (0, 0)
+    assert all(o.said == "(scripted message)" for o in outcomes if o.predicted == "message")
     assert "calls/day" in out.getvalue() and "precision" in out.getvalue()

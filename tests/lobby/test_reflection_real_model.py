@@ -9,6 +9,7 @@ import pytest
 
 from eko.api.app import create_app
 from eko.config import Settings
+from eko.guard.language import detect_language
 from eko.memory.items import NewItem
 from eko.memory.scopes import room_key
 from eko.store import users as user_repo
@@ -86,3 +87,56 @@ async def test_a_reflection_on_the_bundled_model_decides_and_is_recorded(
         assert messages[-1]["content"].strip()
     else:
         assert messages[-1]["role"] == "user"  # a pass posts nothing
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+async def test_the_bundled_model_writes_what_the_rules_decided_through_the_api(
+    database: Database,
+) -> None:
+    """The default stack (bundled model → EKO_LOBBY_DECIDER=auto decides by rules): people
+    talk about a curiosity's subject through the API, one activity window runs, and the
+    bundled model's one call writes the question, posted in the lobby in French."""
+    settings = Settings(
+        database_url=database.url,
+        memory_extract_enabled=False,
+        lobby_proactive_enabled=False,  # the window below is run by hand
+        _env_file=None,
+    )
+    services = build_services(settings, database=database)
+    assert services.lobby.opportunity.by_rules
+    app = create_app(settings, services=services, migrate=False)
+    async with services.database.session() as session:
+        _, key = await user_repo.create_user(session, display_name="Lina", is_pro=True)
+    headers = {"Authorization": f"Bearer {key}"}
+    try:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://eko.test", timeout=900
+        ) as client:
+            lobby = (await client.post("/v1/rooms", json={"kind": "lobby"}, headers=headers)).json()
+            await services.memory.items.remember(
+                NewItem(
+                    kind="goal", subject="Kraken FM", content="C'est quoi exactement Kraken FM ?"
+                ),
+                scope=room_key(lobby["id"]),
+            )
+            for text in ("je bosse sur Kraken FM cet aprem", "tu me montres la nouvelle version ?"):
+                posted = await client.post(
+                    f"/v1/rooms/{lobby['id']}/messages", json={"content": text}, headers=headers
+                )
+                assert posted.status_code == 201, posted.text
+            await services.lobby.activity(lobby["id"])
+            calls = (await client.get(f"/v1/rooms/{lobby['id']}/llm-calls", headers=headers)).json()
+            messages = (
+                await client.get(f"/v1/rooms/{lobby['id']}/messages", headers=headers)
+            ).json()["items"]
+    finally:
+        await services.aclose()
+
+    purposes = [c["purpose"] for c in calls]
+    assert "reflection_opportunity" not in purposes  # no model call decided
+    writes = [c for c in calls if c["purpose"] == "reflection_opportunity_write"]
+    assert len(writes) == 1 and writes[0]["outcome"] == "ok", writes
+    said = messages[-1]
+    assert said["role"] == "assistant" and said["metadata"]["proactive"] is True, said
+    assert said["content"].strip() and not said["content"].lower().startswith("eko")
+    assert detect_language(said["content"]) != "en", said["content"]

@@ -144,8 +144,7 @@ class Orchestrator:
 
     @property
     def _primary_is_small(self) -> bool:
-        primary = self._runtime.providers[0]
-        return bool(getattr(primary, "prefers_compact_output", False))
+        return self._runtime.primary_is_small
 
     @property
     def compact(self) -> bool:

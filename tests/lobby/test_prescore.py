@@ -1,0 +1,121 @@
+"""The lobby's pre-score (eko/lobby/prescore.py): speak about a curiosity being discussed or a
+fact answering an open question; keep quiet otherwise. One family per test, both languages."""
+
+from __future__ import annotations
+
+import pytest
+
+from eko.lobby.prescore import Known, Prescore, Spoken, names, open_questions, prescore
+
+KRAKEN = Known("g1", "Kraken FM", "C'est quoi exactement Kraken FM ?")
+KUBE = Known("g2", "Kubernetes", "Je veux mieux comprendre comment on utilise Kubernetes")
+LAMBERT = Known("g3", "Hélène Lambert", "Qui est Hélène Lambert ?")
+SOURDOUGH = Known("g4", "sourdough", "I'd like to know how a sourdough starter works")
+MEETING = Known("f1", "réunion d'équipe", "La réunion d'équipe a lieu le mardi à 10h")
+VPN = Known("f2", "staging VPN", "To get on the staging VPN, ask Ops for a WireGuard config")
+BAR = Known("f3", "pot de Marc", "Le pot de Marc est au bar Le Perchoir")
+
+
+def said(*lines: tuple[str, str]) -> list[Spoken]:
+    return [Spoken(speaker, text, by_assistant=speaker == "Eko") for speaker, text in lines]
+
+
+def decide(
+    lines: list[Spoken], goals: tuple[Known, ...] = (), facts: tuple[Known, ...] = ()
+) -> Prescore:
+    return prescore(lines, goals=list(goals), facts=list(facts))
+
+
+@pytest.mark.parametrize(
+    ("lines", "goal"),
+    [
+        ([("David", "je bosse sur Kraken FM cet aprem"), ("Lucie", "cool")], KRAKEN),
+        ([("Léa", "je migre l'api sur le cluster kube demain")], KUBE),  # a clipped form
+        ([("Paul", "mme lambert a validé le budget")], LAMBERT),  # the longest word alone
+        ([("Ben", "baking my first sourdough loaf on saturday")], SOURDOUGH),
+    ],
+)
+def test_a_curiosity_whose_subject_is_being_discussed_is_posed(
+    lines: list[tuple[str, str]], goal: Known
+) -> None:
+    score = decide(said(*lines), goals=(KRAKEN, KUBE, LAMBERT, SOURDOUGH))
+    assert (score.action, score.kind, score.item) == ("message", "goal", goal)
+
+
+def test_nothing_is_said_when_no_subject_is_named_or_only_the_assistant_spoke() -> None:
+    chatter = said(("Lucie", "on mange où ce midi ?"), ("David", "sushi"))
+    assert decide(chatter, goals=(KRAKEN,), facts=(MEETING,)).action == "pass"
+    after_eko = said(("David", "Kraken FM ce soir ?"), ("Eko", "C'est quoi Kraken FM ?"))
+    assert decide(after_eko, goals=(KRAKEN,)).reason.startswith("nobody has spoken")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Corentin a perdu son père hier, il ne sera pas sur Kraken FM",
+        "my dad is in hospital, no Kraken FM tonight",
+        "honestly I'm done arguing about Kraken FM, you never listen",
+    ],
+)
+def test_a_sensitive_moment_keeps_the_assistant_quiet(text: str) -> None:
+    score = decide(said(("David", text)), goals=(KRAKEN,))
+    assert score.action == "pass" and "sensitive" in score.reason
+
+
+def test_a_curiosity_a_person_already_explained_is_not_asked() -> None:
+    by_name = said(("David", "pour ceux qui demandaient : Kraken FM c'est notre webradio"))
+    assert decide(by_name, goals=(KRAKEN,)).action == "pass"
+    by_pronoun = said(
+        ("Thomas", "c'est quoi kraken fm ?"), ("Amel", "c'est notre webradio interne")
+    )
+    assert decide(by_pronoun, goals=(KRAKEN,)).action == "pass"
+    # A remark after a statement is not an explanation: the curiosity is still open.
+    remark = said(("Mickael", "j'ai pris Kraken FM premium"), ("David", "c'est le jour et la nuit"))
+    assert decide(remark, goals=(KRAKEN,)).action == "message"
+
+
+@pytest.mark.parametrize(
+    ("lines", "fact"),
+    [
+        ([("Lucie", "la réunion d'équipe c'est quel jour déjà ?")], MEETING),
+        (
+            [("Ben", "anyone know how I get on the staging vpn?"), ("Lucy", "no idea tbh")],
+            VPN,
+        ),
+        (
+            [("Sarah", "la réunion d'équipe c'est quand ?"), ("Paul", "jsp, pas vu le mail")],
+            MEETING,
+        ),
+    ],
+)
+def test_a_fact_answers_a_question_nobody_answered(
+    lines: list[tuple[str, str]], fact: Known
+) -> None:
+    score = decide(said(*lines), goals=(KRAKEN,), facts=(MEETING, VPN, BAR))
+    assert (score.action, score.kind, score.item) == ("message", "fact", fact)
+    assert score.question is not None and score.question.text == lines[0][1]
+
+
+def test_a_question_a_person_answered_or_put_to_someone_is_left_to_people() -> None:
+    answered = said(
+        ("Lucie", "la réunion d'équipe c'est quel jour ?"),
+        ("David", "mardi à 10h"),
+        ("Lucie", "merci"),
+    )
+    assert open_questions(answered) == []
+    assert decide(answered, facts=(MEETING,)).action == "pass"
+    to_david = said(("Simon", "David, tu peux me dire quand est la réunion d'équipe ?"))
+    assert decide(to_david, facts=(MEETING,)).action == "pass"
+
+
+def test_a_question_about_when_needs_a_fact_that_says_when() -> None:
+    when = said(("Léa", "le pot de marc c'est à quelle heure ?"), ("Hugo", "bonne question"))
+    assert decide(when, facts=(BAR,)).action == "pass"
+    where = said(("Léa", "le pot de marc c'est où ?"))
+    assert decide(where, facts=(BAR,)).item == BAR
+
+
+def test_names_needs_every_word_of_a_short_subject() -> None:
+    assert names("plan Max", "j'ai pris le plan max")
+    assert not names("plan Max", "on fait un plan pour demain")
+    assert not names("Kraken FM", "il pleut")
