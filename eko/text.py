@@ -17,8 +17,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
-__all__ = ["fold", "fold_plain", "strip_accents"]
+__all__ = ["STEM_CHARS", "fold", "fold_plain", "has_phrase", "strip_accents"]
+
+# Words sharing this many first letters are read as one word by the rules that compare words
+# ("allergique" / "allergie", "réunions" / "réunion"): the extraction filter, the lobby's
+# pre-score.
+STEM_CHARS = 5
 
 _NOT_WORD = re.compile(r"[\W_]+")
 
@@ -38,3 +44,10 @@ def fold_plain(text: str) -> str:
     """fold, with every run of punctuation, spaces and underscores as one space, trimmed:
     "Corentin ?" -> "corentin", "Hôtel-Dieu_2" -> "hotel dieu 2"."""
     return _NOT_WORD.sub(" ", fold(text)).strip()
+
+
+def has_phrase(text: str, phrases: Iterable[str]) -> bool:
+    """Whether `text`, folded plain, holds one of `phrases` (written folded plain: "aujourd
+    hui", "c est quoi") as whole words."""
+    padded = f" {fold_plain(text)} "
+    return any(f" {phrase} " in padded for phrase in phrases)

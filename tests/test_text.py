@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from eko.text import fold, fold_plain, strip_accents
+from eko.text import fold, fold_plain, has_phrase, strip_accents
 
 
 def _copy_of_the_former_helpers(text: str) -> str:
@@ -62,3 +62,10 @@ def test_fold_case_folds_then_strips_accents(text: str, expected: str) -> None:
 )
 def test_fold_plain_leaves_words_single_spaced(text: str, expected: str) -> None:
     assert fold_plain(text) == expected
+
+
+def test_has_phrase_matches_whole_folded_words_only() -> None:
+    assert has_phrase("C'est quoi, Kraken ?", ["c est quoi"])
+    assert has_phrase("Aujourd'hui je suis là", ["aujourd hui"])
+    assert not has_phrase("c'est quoiqu'il arrive", ["c est quoi"])
+    assert not has_phrase("sickness", ["sick"])

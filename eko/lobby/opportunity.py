@@ -30,7 +30,7 @@ from eko.lobby.context import Line
 from eko.lobby.decision_call import ask_decision, ask_output
 from eko.lobby.mentions import persona_name
 from eko.lobby.outputs import OpportunityDecision, OpportunityMessage
-from eko.lobby.prescore import Known, Prescore, Spoken, open_questions, prescore
+from eko.lobby.prescore import Known, Prescore, Spoken, open_questions, people_now, prescore
 from eko.lobby.reflection import GOALS_CONSIDERED, Reflector
 from eko.memory.items import ItemHit, MemoryItems
 from eko.memory.scopes import room_key
@@ -150,9 +150,7 @@ class OpportunityEvaluator:
             keys=[room_key(room.id)], kind="goal", status="open", limit=GOALS_CONSIDERED
         )
         facts: dict[str, Known] = {}
-        for question in open_questions([s for s in spoken if not s.by_assistant][-5:])[
-            :QUESTIONS_LOOKED_UP
-        ]:
+        for question in open_questions(people_now(spoken))[:QUESTIONS_LOOKED_UP]:
             for hit in await self._near(
                 room.id, question.text, kind="fact", keys=context.lobby_keys(room.id)
             ):

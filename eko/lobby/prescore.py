@@ -24,11 +24,9 @@ from pathlib import Path
 from typing import Literal
 
 from eko.store.message_search import query_words
-from eko.text import fold_plain
+from eko.text import STEM_CHARS, fold_plain, has_phrase
 
 WORDS_FILE = Path(__file__).with_name("prescore_words.json")
-# Words sharing this many first letters count as the same word ("réunions" / "réunion").
-STEM_CHARS = 5
 # Only the last few messages are "now".
 RECENT_LINES = 5
 # A chat word this long that starts a subject's word is that word clipped ("kube").
@@ -64,43 +62,12 @@ class Prescore:
     question: Spoken | None = None  # the open question a fact answers
 
 
-@dataclass(frozen=True, slots=True)
-class _Lists:
-    sensitive: tuple[str, ...]
-    interrogative: tuple[str, ...]
-    request: tuple[str, ...]
-    copula: tuple[str, ...]
-    definition_lead: tuple[str, ...]
-    ignorance: tuple[str, ...]
-    pronoun_definition: tuple[str, ...]
-    asks_time: tuple[str, ...]
-    time_words: tuple[str, ...]
-
-
 @cache
-def _lists() -> _Lists:
+def _lists() -> dict[str, tuple[str, ...]]:
+    """The word lists by name: sensitive, interrogative, request, copula, definition_lead,
+    ignorance, pronoun_definition, asks_time, time_words."""
     raw = json.loads(WORDS_FILE.read_text(encoding="utf-8"))
-    return _Lists(
-        *(
-            tuple(raw[name])
-            for name in (
-                "sensitive",
-                "interrogative",
-                "request",
-                "copula",
-                "definition_lead",
-                "ignorance",
-                "pronoun_definition",
-                "asks_time",
-                "time_words",
-            )
-        )
-    )
-
-
-def _has_phrase(text: str, phrases: Sequence[str]) -> bool:
-    padded = f" {fold_plain(text)} "
-    return any(f" {phrase} " in padded for phrase in phrases)
+    return {name: tuple(words) for name, words in raw.items() if not name.startswith("_")}
 
 
 def _starts_with(text: str, phrases: Sequence[str]) -> bool:
@@ -142,23 +109,23 @@ def names(subject: str, text: str) -> bool:
 
 
 def is_question(text: str) -> bool:
-    return "?" in text or _starts_with(text, _lists().interrogative)
+    return "?" in text or _starts_with(text, _lists()["interrogative"])
 
 
 def is_sensitive(text: str) -> bool:
-    return _has_phrase(text, _lists().sensitive)
+    return has_phrase(text, _lists()["sensitive"])
 
 
 def answers(line: Spoken) -> bool:
     """Whether a reply gives an answer: not another question, not "no idea"."""
-    return not is_question(line.text) and not _has_phrase(line.text, _lists().ignorance)
+    return not is_question(line.text) and not has_phrase(line.text, _lists()["ignorance"])
 
 
 def asks_someone(line: Spoken, speakers: set[str]) -> bool:
     """A request ("tu peux relire ma PR ?") or a question put to one person ("David, …",
     "@Lucie …"): not a question for the room's memory."""
     text = line.text.strip()
-    if "@" in text or _has_phrase(text, _lists().request):
+    if "@" in text or has_phrase(text, _lists()["request"]):
         return True
     head = text.split(",", 1)[0].strip()
     return "," in text and fold_plain(head) in {fold_plain(s) for s in speakers if s}
@@ -173,9 +140,9 @@ def _defines(subject: str, line: Spoken) -> bool:
         if not _same_word(last[0], token):
             continue
         after = " ".join(tokens[index + 1 : index + 5]) + " "
-        if any(after.startswith(f"{copula} ") for copula in lists.copula):
+        if any(after.startswith(f"{copula} ") for copula in lists["copula"]):
             return True
-        if _has_phrase(line.text, lists.definition_lead):
+        if has_phrase(line.text, lists["definition_lead"]):
             return True
     return False
 
@@ -195,7 +162,7 @@ def explained(subject: str, lines: Sequence[Spoken]) -> bool:
             and previous.speaker != line.speaker
             and is_question(previous.text)
             and names(subject, previous.text)
-            and _has_phrase(line.text, _lists().pronoun_definition)
+            and has_phrase(line.text, _lists()["pronoun_definition"])
         ):
             return True
     return False
@@ -228,12 +195,12 @@ def _overlap(a: str, b: str) -> int:
 
 
 def gives_time(text: str) -> bool:
-    return any(c.isdigit() for c in text) or _has_phrase(text, _lists().time_words)
+    return any(c.isdigit() for c in text) or has_phrase(text, _lists()["time_words"])
 
 
 def fits(question: str, fact: str) -> bool:
     """A question about when ("à quelle heure ?", "when is it?") needs a fact that says when."""
-    return gives_time(fact) or not _has_phrase(question, _lists().asks_time)
+    return gives_time(fact) or not has_phrase(question, _lists()["asks_time"])
 
 
 def fact_answering(
@@ -255,13 +222,19 @@ def fact_answering(
     return max(scored, key=lambda pair: pair[0])[1] if scored else None
 
 
+def people_now(lines: Sequence[Spoken]) -> list[Spoken]:
+    """What people said since the assistant last spoke: the last RECENT_LINES messages."""
+    since = max((i for i, line in enumerate(lines) if line.by_assistant), default=-1)
+    return list(lines[since + 1 :])[-RECENT_LINES:]
+
+
 def prescore(
     lines: Sequence[Spoken], *, goals: Sequence[Known], facts: Sequence[Known]
 ) -> Prescore:
     """`lines`: the lobby's recent messages, oldest first; `goals`: open curiosities, most
-    recent first; `facts`: facts the lobby may read."""
-    since = max((i for i, line in enumerate(lines) if line.by_assistant), default=-1)
-    people = [line for line in lines[since + 1 :] if not line.by_assistant][-RECENT_LINES:]
+    recent first; `facts`: facts the lobby may read (those found around
+    open_questions(people_now(lines)))."""
+    people = people_now(lines)
     if not people:
         return Prescore("pass", "nobody has spoken since the assistant")
     if any(is_sensitive(line.text) for line in people):

@@ -23,13 +23,11 @@ from functools import cache
 from pathlib import Path
 
 from eko.store.message_search import query_words
-from eko.text import fold_plain
+from eko.text import STEM_CHARS, fold_plain, has_phrase
 
 WORDS_FILE = Path(__file__).with_name("extraction_words.json")
 # Share of an item's significant words that must come from what the user wrote.
 MIN_SAID_SHARE = 0.34
-# Words sharing this many first letters count as the same word ("allergique" / "allergie").
-STEM_CHARS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +70,6 @@ def stated(text: str) -> str:
     return " ".join(kept)
 
 
-def _has_phrase(text: str, phrases: tuple[str, ...]) -> bool:
-    return any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", text) for p in phrases)
-
-
 def worth_writing(
     item: ProposedItem,
     *,
@@ -94,7 +88,7 @@ def worth_writing(
     first_word = content.split()[0]
     curiosity = item.kind == "goal"
     if not curiosity and (
-        first_word in lists.hypothesis or _has_phrase(content, lists.transient + lists.request)
+        first_word in lists.hypothesis or has_phrase(content, lists.transient + lists.request)
     ):
         return False
     ignore = frozenset(w for name in names for w in query_words(name))

@@ -13,7 +13,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from eko.text import fold_plain
+from eko.text import has_phrase
 
 CLAIMS_FILE = Path(__file__).with_name("storage_claims.json")
 # Every character falls in one piece: words, end marks, spaces, line breaks.
@@ -27,8 +27,7 @@ def _claims() -> tuple[str, ...]:
 
 
 def claims_storage(sentence: str) -> bool:
-    text = f" {fold_plain(sentence)} "
-    return any(f" {claim} " in text for claim in _claims())
+    return has_phrase(sentence, _claims())
 
 
 def without_storage_claims(reply: str) -> tuple[str, list[str]]:
