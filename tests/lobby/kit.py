@@ -19,6 +19,7 @@ from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ProviderRequest
 from eko.lobby.live import LivePhases
 from eko.lobby.reflection import Reflector
+from eko.lobby.service import Lobby, build_lobby
 from eko.memory.items import MemoryItems, NewItem
 from eko.memory.scopes import room_key
 from eko.prompts.library import PromptLibrary
@@ -120,6 +121,20 @@ class LobbyKit:
             NewItem(kind="goal", subject=subject, content=content), scope=room_key(self.room.id)
         )
         return written.item.id
+
+    def lobby(self) -> Lobby:
+        """The whole proactive side (summarizer, opportunity path, reflector) over this kit's
+        database, model, memory, clock and bus."""
+        return build_lobby(
+            settings=self.settings,
+            database=self.database,
+            runtime=self.reflector._runtime,
+            items=self.items,
+            embedder=HashEmbedder(),
+            prompts=PromptLibrary(),
+            events=self.bus,
+            clock=self.clock,
+        )
 
     async def remember(self, kind: str, subject: str, content: str) -> str:
         written = await self.items.remember(

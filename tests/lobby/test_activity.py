@@ -7,11 +7,9 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from eko.embed.hashing import HashEmbedder
 from eko.jobs.registry import JobRegistry
 from eko.llm.types import ProviderRequest
-from eko.lobby.service import ACTIVITY, ACTIVITY_TICK, REFLECT_TICK, Lobby, build_lobby
-from eko.prompts.library import PromptLibrary
+from eko.lobby.service import ACTIVITY, ACTIVITY_TICK, REFLECT_TICK, Lobby
 from eko.store.db import Database
 from eko.store.lobby_models import ActivitySummary
 from eko.store.models import LLMCall
@@ -45,17 +43,7 @@ class LobbyModel:
 
 async def kit_with(database: Database, model: LobbyModel) -> tuple[LobbyKit, Lobby]:
     kit = await make_lobby_kit(database, model=model)
-    lobby = build_lobby(
-        settings=kit.settings,
-        database=database,
-        runtime=kit.reflector._runtime,
-        items=kit.items,
-        embedder=HashEmbedder(),
-        prompts=PromptLibrary(),
-        events=kit.bus,
-        clock=kit.clock,
-    )
-    return kit, lobby
+    return kit, kit.lobby()
 
 
 async def test_a_summary_per_window_with_activity_and_no_call_without(database: Database) -> None:

@@ -9,12 +9,10 @@ import json
 from sqlalchemy import select
 
 from eko.config import Settings
-from eko.embed.hashing import HashEmbedder
 from eko.llm.providers import FunctionModel
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ProviderRequest
-from eko.lobby.service import Lobby, build_lobby
-from eko.prompts.library import PromptLibrary
+from eko.lobby.service import Lobby
 from eko.store.db import Database
 from eko.store.lobby_models import Reflection
 from eko.store.models import LLMCall, Message
@@ -43,16 +41,7 @@ class Writer:
 
 async def rules_lobby(database: Database, writer: Writer) -> tuple[LobbyKit, Lobby]:
     kit = await make_lobby_kit(database, model=writer, lobby_decider="rules")
-    lobby = build_lobby(
-        settings=kit.settings,
-        database=database,
-        runtime=kit.reflector._runtime,
-        items=kit.items,
-        embedder=HashEmbedder(),
-        prompts=PromptLibrary(),
-        events=kit.bus,
-        clock=kit.clock,
-    )
+    lobby = kit.lobby()
     assert lobby.opportunity.by_rules
     return kit, lobby
 

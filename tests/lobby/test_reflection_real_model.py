@@ -4,6 +4,11 @@ decision is posted in the lobby as a proactive message."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
 import httpx
 import pytest
 
@@ -14,22 +19,37 @@ from eko.memory.items import NewItem
 from eko.memory.scopes import room_key
 from eko.store import users as user_repo
 from eko.store.db import Database
-from eko.wiring import build_services
+from eko.wiring import Services, build_services
 
 pytestmark = pytest.mark.slow
 
 TONES = {"playful", "helpful", "technical", None}
 
 
-# One real-model run is the cost; the scripted twins cover both backends.
-@pytest.mark.parametrize("backend", ["sqlite"])
-async def test_a_reflection_on_the_bundled_model_decides_and_is_recorded(
-    database: Database,
-) -> None:
+@dataclass
+class BundledLobby:
+    """The default stack (bundled model) behind the API, a member, and a lobby whose talk is
+    about a curiosity, "Kraken FM", posted through the API."""
+
+    services: Services
+    client: httpx.AsyncClient
+    headers: dict[str, str]
+    room_id: str
+
+    async def get(self, what: str) -> Any:
+        response = await self.client.get(f"/v1/rooms/{self.room_id}/{what}", headers=self.headers)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+
+@asynccontextmanager
+async def bundled_lobby(
+    database: Database, *, goal: str, talk: tuple[str, ...]
+) -> AsyncIterator[BundledLobby]:
     settings = Settings(
         database_url=database.url,
         memory_extract_enabled=False,
-        lobby_proactive_enabled=False,  # only the trigger below calls the model
+        lobby_proactive_enabled=False,  # only what the test runs calls the model
         _env_file=None,
     )
     services = build_services(settings, database=database)
@@ -43,33 +63,40 @@ async def test_a_reflection_on_the_bundled_model_decides_and_is_recorded(
         ) as client:
             lobby = (await client.post("/v1/rooms", json={"kind": "lobby"}, headers=headers)).json()
             await services.memory.items.remember(
-                NewItem(
-                    kind="goal",
-                    subject="Kraken FM",
-                    content="Qu'est-ce que Kraken FM, dont l'équipe parle souvent ?",
-                ),
+                NewItem(kind="goal", subject="Kraken FM", content=goal),
                 scope=room_key(lobby["id"]),
             )
-            for text in (
-                "On relance Kraken FM ce soir ?",
-                "Oui, la playlist de Kraken FM était top hier",
-                "Je m'occupe du flux audio",
-            ):
+            for text in talk:
                 posted = await client.post(
                     f"/v1/rooms/{lobby['id']}/messages", json={"content": text}, headers=headers
                 )
                 assert posted.status_code == 201, posted.text
-            response = await client.post(
-                f"/v1/rooms/{lobby['id']}/reflection/trigger", headers=headers
-            )
-            assert response.status_code == 200, response.text
-            body = response.json()
-            calls = (await client.get(f"/v1/rooms/{lobby['id']}/llm-calls", headers=headers)).json()
-            messages = (
-                await client.get(f"/v1/rooms/{lobby['id']}/messages", headers=headers)
-            ).json()["items"]
+            yield BundledLobby(services, client, headers, lobby["id"])
     finally:
         await services.aclose()
+
+
+# One real-model run is the cost; the scripted twins cover both backends.
+@pytest.mark.parametrize("backend", ["sqlite"])
+async def test_a_reflection_on_the_bundled_model_decides_and_is_recorded(
+    database: Database,
+) -> None:
+    async with bundled_lobby(
+        database,
+        goal="Qu'est-ce que Kraken FM, dont l'équipe parle souvent ?",
+        talk=(
+            "On relance Kraken FM ce soir ?",
+            "Oui, la playlist de Kraken FM était top hier",
+            "Je m'occupe du flux audio",
+        ),
+    ) as lobby:
+        response = await lobby.client.post(
+            f"/v1/rooms/{lobby.room_id}/reflection/trigger", headers=lobby.headers
+        )
+        assert response.status_code == 200, response.text
+        body = response.json()
+        calls = await lobby.get("llm-calls")
+        messages = (await lobby.get("messages"))["items"]
 
     reflection = body["reflection"]
     assert reflection.get("skipped") is None, reflection
@@ -96,41 +123,15 @@ async def test_the_bundled_model_writes_what_the_rules_decided_through_the_api(
     """The default stack (bundled model → EKO_LOBBY_DECIDER=auto decides by rules): people
     talk about a curiosity's subject through the API, one activity window runs, and the
     bundled model's one call writes the question, posted in the lobby in French."""
-    settings = Settings(
-        database_url=database.url,
-        memory_extract_enabled=False,
-        lobby_proactive_enabled=False,  # the window below is run by hand
-        _env_file=None,
-    )
-    services = build_services(settings, database=database)
-    assert services.lobby.opportunity.by_rules
-    app = create_app(settings, services=services, migrate=False)
-    async with services.database.session() as session:
-        _, key = await user_repo.create_user(session, display_name="Lina", is_pro=True)
-    headers = {"Authorization": f"Bearer {key}"}
-    try:
-        async with httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://eko.test", timeout=900
-        ) as client:
-            lobby = (await client.post("/v1/rooms", json={"kind": "lobby"}, headers=headers)).json()
-            await services.memory.items.remember(
-                NewItem(
-                    kind="goal", subject="Kraken FM", content="C'est quoi exactement Kraken FM ?"
-                ),
-                scope=room_key(lobby["id"]),
-            )
-            for text in ("je bosse sur Kraken FM cet aprem", "tu me montres la nouvelle version ?"):
-                posted = await client.post(
-                    f"/v1/rooms/{lobby['id']}/messages", json={"content": text}, headers=headers
-                )
-                assert posted.status_code == 201, posted.text
-            await services.lobby.activity(lobby["id"])
-            calls = (await client.get(f"/v1/rooms/{lobby['id']}/llm-calls", headers=headers)).json()
-            messages = (
-                await client.get(f"/v1/rooms/{lobby['id']}/messages", headers=headers)
-            ).json()["items"]
-    finally:
-        await services.aclose()
+    async with bundled_lobby(
+        database,
+        goal="C'est quoi exactement Kraken FM ?",
+        talk=("je bosse sur Kraken FM cet aprem", "tu me montres la nouvelle version ?"),
+    ) as lobby:
+        assert lobby.services.lobby.opportunity.by_rules
+        await lobby.services.lobby.activity(lobby.room_id)
+        calls = await lobby.get("llm-calls")
+        messages = (await lobby.get("messages"))["items"]
 
     purposes = [c["purpose"] for c in calls]
     assert "reflection_opportunity" not in purposes  # no model call decided
