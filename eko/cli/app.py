@@ -57,7 +57,9 @@ COMMANDS: dict[str, LazyCommand] = {
     "summaries": LazyCommand("eko.cli.memory", "summaries_app", "A room's summaries."),
     "topics": LazyCommand("eko.cli.memory", "topics_app", "A room's topics."),
     "reflect": LazyCommand("eko.cli.lobby", "reflect", "Reflect now in a lobby (speak up?)."),
-    "lobby": LazyCommand("eko.cli.lobby", "app", "A lobby's reflection stats and history."),
+    "lobby": LazyCommand(
+        "eko.cli.lobby", "app", "A lobby's activity window now, reflection stats and history."
+    ),
 }
 
 

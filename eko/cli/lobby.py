@@ -1,5 +1,6 @@
-"""`eko reflect ROOM` (reflect now, in a lobby) and `eko lobby stats ROOM` (its counters and
-history). ROOM is a lobby id or a unique prefix of one."""
+"""`eko reflect ROOM` (reflect now, in a lobby), `eko lobby activity ROOM` (one activity window
+now: summary, then the opportunity path) and `eko lobby stats ROOM` (its counters and history).
+ROOM is a lobby id or a unique prefix of one."""
 
 from __future__ import annotations
 
@@ -15,10 +16,14 @@ from eko.cli.common import console, fail, migrated_services, run
 from eko.cli.ids import resolve_id_or_exit
 from eko.lobby import store
 from eko.lobby.live import reflection_dict, stats_dict
+from eko.lobby.service import Activity
 from eko.store.models import Room
 from eko.wiring import Services
 
-app = typer.Typer(help="The lobby's proactive side: reflection stats.", no_args_is_help=True)
+app = typer.Typer(
+    help="The lobby's proactive side: an activity window now, reflection stats.",
+    no_args_is_help=True,
+)
 
 T = TypeVar("T")
 HISTORY = 50
@@ -57,7 +62,35 @@ def reflect(
         reflection = await services.lobby.reflector.reflect(room_id, trigger="manual", force=force)
         return reflection_dict(reflection)
 
-    result = _with_lobby(room, work)
+    _print_reflection(_with_lobby(room, work))
+
+
+@app.command("activity")
+def activity(
+    room: Annotated[str, typer.Argument(help="The lobby's id (or a unique prefix).")],
+) -> None:
+    """Run one activity window now (what the schedule does every 10 minutes): summarize what
+    was said since the last summary, then speak if something is worth saying (rate limits
+    apply), and print what happened."""
+
+    async def work(services: Services, room_id: str) -> tuple[Activity, str]:
+        return await services.lobby.activity(room_id), (
+            "rules" if services.lobby.opportunity.by_rules else "model"
+        )
+
+    done, decider = _with_lobby(room, work)
+    if done.summary is None:
+        console.print("nothing new: nobody spoke since the last summary (no model call)")
+        return
+    console.print(f"summary: {escape(done.summary.summary)}")
+    console.print(f"decided by: {decider}")
+    if done.reflection is None:
+        console.print("action: [bold]pass[/bold]\nreason: nothing worth saying now")
+        return
+    _print_reflection(reflection_dict(done.reflection))
+
+
+def _print_reflection(result: dict[str, Any]) -> None:
     console.print(f"action: [bold]{result['action']}[/bold]")
     if result["skipped"]:
         console.print(f"skipped: {result['skipped']}")

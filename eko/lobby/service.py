@@ -25,6 +25,7 @@ from eko.memory.items import MemoryItems
 from eko.memory.relevance import item_min_score
 from eko.prompts.library import PromptLibrary
 from eko.store.db import Database
+from eko.store.lobby_models import ActivitySummary, Reflection
 from eko.store.models import Room, utcnow
 
 log = structlog.get_logger("eko.lobby")
@@ -35,6 +36,16 @@ REFLECT_TICK = "lobby.reflect_tick"
 REFLECT = "lobby.reflect"
 
 Enqueue = Callable[..., Awaitable[int | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    """What one activity window did: its summary (None: nobody spoke since the last one) and
+    the reflection recorded when the opportunity path claimed a slot (None: nothing worth
+    saying)."""
+
+    summary: ActivitySummary | None
+    reflection: Reflection | None
 
 
 @dataclass
@@ -51,11 +62,12 @@ class Lobby:
             rows = await session.execute(select(Room.id).where(Room.kind == "lobby"))
             return list(rows.scalars())
 
-    async def activity(self, room_id: str) -> None:
+    async def activity(self, room_id: str) -> Activity:
         """One activity window of one lobby: summary, then the opportunity path."""
         summary = await self.summarizer.summarize(room_id)
-        if summary is not None:
-            await self.opportunity.evaluate(summary)
+        if summary is None:
+            return Activity(None, None)
+        return Activity(summary, await self.opportunity.evaluate(summary))
 
     def register(self, registry: JobRegistry, *, settings: LobbySettings, enqueue: Enqueue) -> None:
         """Periodic ticks (once per window across workers) fan out one job per lobby."""

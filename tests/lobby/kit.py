@@ -92,6 +92,27 @@ class ScriptedReflection:
         )
 
 
+class Writer:
+    """The model of the rules-decided lobby: summaries, then the message it is asked to write
+    (never a decision); every prompt kept by schema."""
+
+    def __init__(
+        self, message: str = "Eko: Au fait, c'est quoi exactement Kraken FM ?", *, raw: bool = False
+    ) -> None:
+        self.message = message
+        self.raw = raw  # answer the text itself, not the JSON asked for
+        self.prompts: dict[str, list[str]] = {}
+
+    def __call__(self, request: ProviderRequest) -> str:
+        title = str((request.json_schema or {}).get("title", ""))
+        self.prompts.setdefault(title, []).append(request.messages[-1].content)
+        if title == "SummaryOutput":
+            return json.dumps({"summary": "On parle de Kraken FM."})
+        if title == "OpportunityMessage":
+            return self.message if self.raw else json.dumps({"message": self.message})
+        raise AssertionError(f"no decision call is expected, got {title}")
+
+
 @dataclass
 class LobbyKit:
     database: Database

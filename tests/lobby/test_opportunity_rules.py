@@ -4,7 +4,7 @@ fails or answers garbage leaves the lobby quiet, with the reason recorded."""
 
 from __future__ import annotations
 
-import json
+import asyncio
 
 from sqlalchemy import select
 
@@ -16,27 +16,7 @@ from eko.lobby.service import Lobby
 from eko.store.db import Database
 from eko.store.lobby_models import Reflection
 from eko.store.models import LLMCall, Message
-from tests.lobby.kit import LobbyKit, make_lobby_kit
-
-
-class Writer:
-    """Summaries, then the message it is asked to write; every prompt kept by schema."""
-
-    def __init__(
-        self, message: str = "Eko: Au fait, c'est quoi exactement Kraken FM ?", *, raw: bool = False
-    ) -> None:
-        self.message = message
-        self.raw = raw  # answer the text itself, not the JSON asked for
-        self.prompts: dict[str, list[str]] = {}
-
-    def __call__(self, request: ProviderRequest) -> str:
-        title = str((request.json_schema or {}).get("title", ""))
-        self.prompts.setdefault(title, []).append(request.messages[-1].content)
-        if title == "SummaryOutput":
-            return json.dumps({"summary": "On parle de Kraken FM."})
-        if title == "OpportunityMessage":
-            return self.message if self.raw else json.dumps({"message": self.message})
-        raise AssertionError(f"no decision call is expected, got {title}")
+from tests.lobby.kit import LobbyKit, Writer, make_lobby_kit
 
 
 async def rules_lobby(database: Database, writer: Writer) -> tuple[LobbyKit, Lobby]:
@@ -143,3 +123,37 @@ def test_auto_decides_by_rules_for_a_small_local_model_only() -> None:
     )
     small = FunctionModel(lambda _r: "{}")
     assert LLMRuntime([small]).primary_is_small is False
+
+
+class DeadWriter(Writer):
+    """Summaries work; the writing call finds the provider down."""
+
+    def __call__(self, request: ProviderRequest) -> str:
+        if (request.json_schema or {}).get("title") == "OpportunityMessage":
+            raise ConnectionError("provider down")
+        return super().__call__(request)
+
+
+async def test_a_dead_provider_at_the_writing_call_is_a_recorded_pass(database: Database) -> None:
+    kit, lobby = await rules_lobby(database, DeadWriter())
+    await kit.goal("Kraken FM", "C'est quoi exactement Kraken FM ?")
+    await kit.say("on relance Kraken FM ce soir ?", user=0)
+    done = await lobby.activity(kit.room.id)
+    assert done.summary is not None and done.reflection is not None
+    assert done.reflection.action == "pass"
+    assert "wrote no message" in done.reflection.reason and "failed" in done.reflection.reason
+    async with database.session() as session:
+        roles = list((await session.execute(select(Message.role))).scalars())
+    assert roles == ["user"]
+
+
+async def test_two_windows_at_once_speak_once(database: Database) -> None:
+    writer = Writer()
+    kit, lobby = await rules_lobby(database, writer)
+    await kit.goal("Kraken FM", "C'est quoi exactement Kraken FM ?")
+    await kit.say("je bosse sur Kraken FM cet aprem", user=0)
+    await asyncio.gather(lobby.activity(kit.room.id), lobby.activity(kit.room.id))
+    async with database.session() as session:
+        roles = list((await session.execute(select(Message.role))).scalars())
+    assert roles.count("assistant") == 1
+    assert len(writer.prompts["OpportunityMessage"]) == 1
