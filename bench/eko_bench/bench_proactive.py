@@ -172,11 +172,15 @@ def _print(console: Console, result: ProactiveResult) -> None:
         "FP",
         "FN",
         "TN",
+        "said right",
+        "posted as memory",
         "s/situation",
     ):
         table.add_column(column, justify="right")
     for label, (scores, outcomes) in result.situations.items():
         per = sum(o.seconds for o in outcomes) / len(outcomes) if outcomes else 0.0
+        right = sum(o.said_right for o in outcomes)
+        memory = sum(o.written_by == "memory" for o in outcomes)
         table.add_row(
             escape(label),
             str(len(outcomes)),
@@ -187,6 +191,8 @@ def _print(console: Console, result: ProactiveResult) -> None:
             str(scores.false_pos),
             str(scores.false_neg),
             str(scores.true_neg),
+            f"{right} / {scores.true_pos}" if scores.true_pos else "-",
+            str(memory),
             f"{per:.1f}",
         )
     console.print(table)

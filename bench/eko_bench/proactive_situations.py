@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Literal
 
 from eko.embed.base import Embedder
 from eko.llm.types import Provider
+from eko.lobby.prescore import Known, Prescore, says_it
 from eko_bench.data_errors import BenchDataError, json_lines
 from eko_bench.proactive_stack import new_stack, open_database
 
@@ -47,6 +49,23 @@ class Outcome:
     said: str | None
     model_calls: int
     seconds: float
+    # "model" (its message was kept), "memory" (the curiosity or fact itself was posted
+    # instead: eko/lobby/opportunity.py), None (nothing posted, or the model decided).
+    written_by: str | None = None
+
+    @property
+    def said_right(self) -> bool:
+        """A message where one was right that does what the situation calls for: poses one
+        of its curiosities (goal_match) or gives one of its facts (fact_answer), by content
+        (eko.lobby.prescore.says_it against each labelled item)."""
+        if self.said is None or self.situation.label != "message":
+            return False
+        kind: Literal["goal", "fact"] = "goal" if self.situation.kind == "goal_match" else "fact"
+        items = self.situation.goals if kind == "goal" else self.situation.facts
+        return any(
+            says_it(Prescore("message", "", kind, Known(str(n), subject, content)), self.said)
+            for n, (subject, content) in enumerate(items)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +144,7 @@ async def run_situations(
                     said=said,
                     model_calls=1 + (reflection.model_calls if reflection is not None else 0),
                     seconds=seconds,
+                    written_by=(reflection.meta or {}).get("written_by") if reflection else None,
                 )
             )
     finally:

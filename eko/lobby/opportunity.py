@@ -30,7 +30,15 @@ from eko.lobby.context import Line
 from eko.lobby.decision_call import ask_decision, ask_output
 from eko.lobby.mentions import persona_name
 from eko.lobby.outputs import OpportunityDecision, OpportunityMessage
-from eko.lobby.prescore import Known, Prescore, Spoken, open_questions, people_now, prescore
+from eko.lobby.prescore import (
+    Known,
+    Prescore,
+    Spoken,
+    open_questions,
+    people_now,
+    prescore,
+    says_it,
+)
 from eko.lobby.reflection import GOALS_CONSIDERED, Reflector
 from eko.memory.items import ItemHit, MemoryItems
 from eko.memory.scopes import room_key
@@ -212,7 +220,14 @@ class OpportunityEvaluator:
         if not text:
             reflection.reason = f"{score.reason}; the model wrote no message ({reflection.reason})"
             return None
-        return Said(text, item.id if score.kind == "goal" else None)
+        goal_id = item.id if score.kind == "goal" else None
+        if says_it(score, text):
+            reflection.meta = {**reflection.meta, "written_by": "model"}
+            return Said(text, goal_id)
+        # A small model answers its own curiosity, apologises or introduces itself: the
+        # curiosity or the fact, in memory's own words, says what was decided.
+        reflection.meta = {**reflection.meta, "written_by": "memory", "model_wrote": text}
+        return Said(item.content.strip(), goal_id)
 
     async def _speak(
         self,

@@ -65,7 +65,7 @@ class Prescore:
 @cache
 def _lists() -> dict[str, tuple[str, ...]]:
     """The word lists by name: sensitive, interrogative, request, copula, definition_lead,
-    ignorance, pronoun_definition, asks_time, time_words."""
+    ignorance, pronoun_definition, asks_time, time_words, not_a_message."""
     raw = json.loads(WORDS_FILE.read_text(encoding="utf-8"))
     return {name: tuple(words) for name, words in raw.items() if not name.startswith("_")}
 
@@ -253,3 +253,18 @@ def prescore(
             continue
         return Prescore("message", "people are talking about a curiosity's subject", "goal", goal)
     return Prescore("pass", "no curiosity's subject is being discussed and no open question")
+
+
+def says_it(score: Prescore, message: str) -> bool:
+    """Whether a written message does what the rules decided: it poses the curiosity (names
+    its subject, and is a question when the curiosity is one) or gives the fact (at least
+    half of its words); never an apology or the assistant introducing itself."""
+    item = score.item
+    if item is None or not message.strip() or has_phrase(message, _lists()["not_a_message"]):
+        return False
+    if score.kind == "goal":
+        return names(item.subject, message) and (
+            is_question(message) or not is_question(item.content)
+        )
+    wanted = len(query_words(item.content))
+    return _overlap(item.content, message) * 2 >= max(1, wanted)

@@ -44,5 +44,9 @@ async def test_one_scripted_day_stays_within_the_budget_and_the_limits() -> None
     # The rules decide the situations they were written on, and the writer is asked once each.
     rules, outcomes = rows["pre-score rules, scripted writer"]
     assert (rules.false_pos, rules.false_neg) == (0, 0)
-    assert all(o.said == "(scripted message)" for o in outcomes if o.predicted == "message")
+    spoken = [o for o in outcomes if o.predicted == "message"]
+    # "(scripted message)" poses nothing: the curiosity or fact itself is posted, and it is
+    # what the situation called for.
+    assert spoken and all(o.written_by == "memory" and o.said_right for o in spoken)
+    assert not any(o.said_right for o in rows["always speak"][1])
     assert "calls/day" in out.getvalue() and "precision" in out.getvalue()

@@ -157,3 +157,26 @@ async def test_two_windows_at_once_speak_once(database: Database) -> None:
         roles = list((await session.execute(select(Message.role))).scalars())
     assert roles.count("assistant") == 1
     assert len(writer.prompts["OpportunityMessage"]) == 1
+
+
+async def test_a_message_that_answers_its_own_curiosity_is_replaced_by_the_curiosity(
+    database: Database,
+) -> None:
+    """The bundled model sometimes answers the question it should ask ("Corentin est un
+    professionnel…"): what was decided is posted in memory's words, and the metadata says so."""
+    writer = Writer("Corentin est un professionnel de la communication.")
+    kit, lobby = await rules_lobby(database, writer)
+    await kit.goal("Corentin", "Qui est Corentin ?")
+    await kit.say("Corentin passe au bureau demain", user=0)
+    done = await lobby.activity(kit.room.id)
+    assert done.reflection is not None and done.reflection.action == "message"
+    assert done.reflection.message == "Qui est Corentin ?"
+    assert done.reflection.meta["written_by"] == "memory"
+    assert done.reflection.meta["model_wrote"] == writer.message
+    good = Writer("Au fait, qui est Corentin ?")
+    kit2, lobby2 = await rules_lobby(database, good)
+    await kit2.goal("Corentin", "Qui est Corentin ?")
+    await kit2.say("Corentin passe au bureau demain", user=0)
+    done2 = await lobby2.activity(kit2.room.id)
+    assert done2.reflection is not None and done2.reflection.message == good.message
+    assert done2.reflection.meta["written_by"] == "model"

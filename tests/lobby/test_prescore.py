@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from eko.lobby.prescore import Known, Prescore, Spoken, names, open_questions, prescore
+from eko.lobby.prescore import Known, Prescore, Spoken, names, open_questions, prescore, says_it
 
 KRAKEN = Known("g1", "Kraken FM", "C'est quoi exactement Kraken FM ?")
 KUBE = Known("g2", "Kubernetes", "Je veux mieux comprendre comment on utilise Kubernetes")
@@ -119,3 +119,16 @@ def test_names_needs_every_word_of_a_short_subject() -> None:
     assert names("plan Max", "j'ai pris le plan max")
     assert not names("plan Max", "on fait un plan pour demain")
     assert not names("Kraken FM", "il pleut")
+
+
+def test_a_written_message_must_do_what_was_decided() -> None:
+    pose = Prescore("message", "", "goal", Known("g", "Corentin", "Qui est Corentin ?"))
+    assert says_it(pose, "Au fait, qui est Corentin ?")
+    assert not says_it(pose, "Corentin est un professionnel de la communication.")  # answered
+    assert not says_it(pose, "Je suis désolé, qui est Corentin ?")
+    assert not says_it(pose, "C'est quoi le plan Max ?")
+    wish = Prescore("message", "", "goal", KUBE)
+    assert says_it(wish, "Je veux mieux comprendre comment on utilise Kubernetes ici.")
+    give = Prescore("message", "", "fact", Known("f", "Mickael", "Mickael est le CTO"))
+    assert says_it(give, "Mickael est le CTO, je crois.")
+    assert not says_it(give, "Je suis Eko, votre assistant de salon.")
