@@ -19,6 +19,8 @@ from eko.logging import configure_logging
 from eko_bench import LOCOMO_FILE, QQP_FILE, cli_memory, cli_model
 from eko_bench import cli_support as support
 from eko_bench.cli_support import LOAD_BACKENDS, QqpData
+from eko_bench.data_errors import BenchDataError
+from eko_bench.llm_quality import load_questions
 
 app = typer.Typer(
     help="Benchmarks (speed, memory, quality, load); each prints a table.", no_args_is_help=True
@@ -164,6 +166,13 @@ def load(
     bundled_questions: Annotated[
         int, typer.Option(min=1, help="(e) questions each user posts one after another.")
     ] = 2,
+    bundled_data: Annotated[
+        Path | None,
+        typer.Option(
+            help="(e) everyday questions with accepted answers (JSONL, eko bench llm's "
+            "format); default bench/eko_bench/data/everyday_qa_test.jsonl."
+        ),
+    ] = None,
 ) -> None:
     """Eko under concurrent load through real sockets (fake model, `eko serve` processes)"""
     if backend not in LOAD_BACKENDS:
@@ -178,6 +187,8 @@ def load(
         fail(f"--bundled-users {bundled_users!r} is not a list of numbers", fix="e.g. 1,2,4,8")
     if not user_counts or min(user_counts) < 1:
         fail("--bundled-users needs at least one count of 1 or more", fix="e.g. 1,2,4,8")
+    if bundled_data is not None:
+        _check_questions(bundled_data)
     module = support.module("eko_bench.load")
     options = module.LoadOptions(
         latency_s=latency,
@@ -190,8 +201,19 @@ def load(
         request_timeout_s=request_timeout,
         bundled_users=user_counts,
         bundled_questions=bundled_questions,
+        bundled_data=bundled_data,
     )
     _run_load(module, LOAD_BACKENDS[backend], set(chosen), options)
+
+
+def _check_questions(path: Path) -> None:
+    """A bad questions file stops the run before any server starts."""
+    if not path.is_file():
+        fail(f"data file not found: {path}", fix="pass --bundled-data PATH to a JSONL file")
+    try:
+        load_questions(path)
+    except BenchDataError as exc:
+        fail(f"bad data file: {exc}", fix='one {"id", "lang", "question", "accept"} per line')
 
 
 def _run_load(

@@ -20,6 +20,7 @@ from pathlib import Path
 from rich.console import Console
 
 from eko_bench.databases import postgres_server
+from eko_bench.llm_quality import load_questions
 from eko_bench.load.bundled import BundledResult, bundled_table, run_bundled
 from eko_bench.load.processes import ServerFailed
 from eko_bench.load.report import load_table, notes
@@ -159,4 +160,5 @@ async def _bundled_rounds(
             questions=options.bundled_questions,
             timeout_s=options.bundled_timeout_s,
             on_start=on_start,
+            items=load_questions(options.bundled_data) if options.bundled_data else None,
         )

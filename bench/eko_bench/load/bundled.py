@@ -2,10 +2,14 @@
 
 One `eko serve` with the bundled llama.cpp model only (no fake upstream); for each K, K users,
 each in their own room, start at once and post `questions` short questions one after another
-(each waits for its reply), streamed (SSE) so that every `queued` event is seen. Per K: replies,
-real answers against apologies (the canned fallback), refusals (503 before storing: the local
-line was full, EKO_LOCAL_MAX_QUEUE), posts with no answer, p50/p95 of the whole exchange, and
-how many posts were told their place in line (a `queued` event with a position ≥ 1).
+(each waits for its reply), streamed (SSE) so that every `queued` event is seen. The questions
+are everyday questions with their accepted answers (`everyday_qa_test.jsonl` by default, or any
+file of that format): an answer by the model is not yet a right one, so each reply is also
+scored by content, with the constant answer of llm_quality's baseline beside it. Per K: replies,
+real answers against apologies (the canned fallback), right answers, refusals (503 before
+storing: the local line was full, EKO_LOCAL_MAX_QUEUE), posts with no answer, p50/p95 of the
+whole exchange, and how many posts were told their place in line (a `queued` event with a
+position ≥ 1).
 
 It runs the real model on this machine's cores: the figures mean something on a quiet machine
 only, and a full run (K = 1, 2, 4, 8) takes many minutes.
@@ -25,16 +29,16 @@ from typing import Any
 import httpx
 from rich.table import Table
 
+from eko_bench.llm_quality import QAItem, is_right, load_questions, most_frequent_expected_word
 from eko_bench.load.client import create_direct_room
 from eko_bench.load.eko_server import EkoServer
 from eko_bench.load.records import create_pro_users
 
-QUESTIONS = (
-    "Quelle est la capitale de l'Italie ?",
-    "What is the boiling point of water at sea level?",
-    "Combien de jours y a-t-il dans une semaine ?",
-    "Name one primary colour.",
-)
+DEFAULT_QUESTIONS_FILE = Path(__file__).parent.parent / "data" / "everyday_qa_test.jsonl"
+
+
+def default_questions() -> list[QAItem]:
+    return load_questions(DEFAULT_QUESTIONS_FILE)
 
 
 @dataclass
@@ -46,6 +50,17 @@ class LinePost:
     source: str | None = None
     places: list[int] = field(default_factory=list)
     error: str | None = None
+    question: QAItem | None = None
+    answer: str | None = None  # the reply's text, when one came
+
+    @property
+    def right(self) -> bool:
+        """The reply contains an accepted answer (llm_quality's rule)."""
+        return (
+            self.answer is not None
+            and self.question is not None
+            and is_right(self.answer, self.question)
+        )
 
     @property
     def real(self) -> bool:
@@ -83,6 +98,18 @@ class BundledResult:
         return self._count(lambda p: p.apology)
 
     @property
+    def right(self) -> int:
+        return self._count(lambda p: p.right)
+
+    @property
+    def baseline_right(self) -> int:
+        """Replies the constant answer (the asked questions' most frequent expected word)
+        would have got right: what the scorer gives for free."""
+        replied = [p.question for p in self.posts if p.answer is not None and p.question]
+        word = most_frequent_expected_word(replied)
+        return sum(is_right(word, question) for question in replied)
+
+    @property
     def refused(self) -> int:
         return self._count(lambda p: p.status == 503)
 
@@ -108,11 +135,13 @@ class BundledResult:
 
 
 async def streamed_post(
-    client: httpx.AsyncClient, room_id: str, key: str, content: str
+    client: httpx.AsyncClient, room_id: str, key: str, question: QAItem
 ) -> LinePost:
     began = time.perf_counter()
     places: list[int] = []
     source: str | None = None
+    answer: str | None = None
+    content = question.question
     try:
         async with client.stream(
             "POST",
@@ -122,7 +151,9 @@ async def streamed_post(
         ) as response:
             if response.status_code != 201:
                 await response.aread()
-                return LinePost(response.status_code, time.perf_counter() - began)
+                return LinePost(
+                    response.status_code, time.perf_counter() - began, question=question
+                )
             event = ""
             async for line in response.aiter_lines():
                 if line.startswith("event: "):
@@ -133,9 +164,14 @@ async def streamed_post(
                         places.append(int(data["position"]))
                     elif event == "done":
                         source = data.get("source")
-            return LinePost(201, time.perf_counter() - began, source, places)
+                        reply = data.get("message") or {}
+                        answer = reply.get("content")
+            seconds = time.perf_counter() - began
+            return LinePost(201, seconds, source, places, question=question, answer=answer)
     except (httpx.HTTPError, OSError) as exc:
-        return LinePost(None, time.perf_counter() - began, places=places, error=type(exc).__name__)
+        seconds = time.perf_counter() - began
+        error = type(exc).__name__
+        return LinePost(None, seconds, places=places, error=error, question=question)
 
 
 async def one_round(
@@ -146,7 +182,11 @@ async def one_round(
     users: int,
     questions: int,
     timeout_s: float,
+    items: Sequence[QAItem] | None = None,
 ) -> BundledResult:
+    """K users at once; user i asks the set's questions from its (i × questions)-th on, so
+    every post of a round asks a different question while the set lasts."""
+    asked = list(items) if items is not None else default_questions()
     keys = await create_pro_users(database_url, [f"line-{users}-{i}" for i in range(users)])
     rooms = [await create_direct_room(base_url, key, timeout_s=30) for key in keys]
     start = asyncio.Event()
@@ -155,7 +195,7 @@ async def one_round(
         await start.wait()
         posts = []
         for number in range(questions):
-            question = QUESTIONS[(index + number) % len(QUESTIONS)]
+            question = asked[(index * questions + number) % len(asked)]
             posts.append(await streamed_post(client, rooms[index], keys[index], question))
         return posts
 
@@ -176,6 +216,7 @@ async def run_bundled(
     questions: int,
     timeout_s: float,
     on_start: Callable[[str], None],
+    items: Sequence[QAItem] | None = None,
 ) -> list[BundledResult]:
     """One server with the bundled model, then one round per K, in order."""
     on_start(f"{backend}: starting Eko with the bundled model…")
@@ -197,6 +238,7 @@ async def run_bundled(
                     users=users,
                     questions=questions,
                     timeout_s=timeout_s,
+                    items=items,
                 )
             )
     return results
@@ -208,6 +250,8 @@ COLUMNS = (
     "posts",
     "replies",
     "real",
+    "right",
+    "baseline right",
     "apologies",
     "refused",
     "no answer",
@@ -234,6 +278,8 @@ def bundled_table(results: Sequence[BundledResult]) -> Table:
             str(len(r.posts)),
             str(r.replies),
             str(r.real),
+            str(r.right),
+            str(r.baseline_right),
             str(r.apologies),
             str(r.refused),
             str(r.no_answer),
@@ -243,8 +289,10 @@ def bundled_table(results: Sequence[BundledResult]) -> Table:
             str(r.max_place),
         )
     table.caption = (
-        "real: answered by the model; apologies: the canned fallback; refused: 503 before "
-        "storing (the local line was full, EKO_LOCAL_MAX_QUEUE); p50/p95: the whole exchange, "
+        "real: answered by the model; right: the reply contains an accepted answer; baseline "
+        "right: the same replies if each were the set's most frequent expected word; "
+        "apologies: the canned fallback; refused: 503 before storing (the local line was "
+        "full, EKO_LOCAL_MAX_QUEUE); p50/p95: the whole exchange, "
         "post to done, of the replies; told place: posts that got a `queued` event with a "
         "position ≥ 1 (they waited in line and were told where they stood). Meaningful on a "
         "quiet machine only."

@@ -50,6 +50,8 @@ class LoadOptions:
     # (e) the bundled model: K concurrent users for each K, each posting this many questions.
     bundled_users: tuple[int, ...] = (1, 2, 4, 8)
     bundled_questions: int = 2
+    # (e) the questions asked, with their accepted answers (None: everyday_qa_test.jsonl).
+    bundled_data: Path | None = None
     bundled_timeout_s: float = 900.0
     settle_s: float = 30.0
     scenario_bound_s: float = 300.0
