@@ -3,10 +3,11 @@ messages, then one activity window (summary → opportunity path). Speaking is r
 wrong for others: precision and recall of "message".
 
 Splits (bench/eko_bench/data/): "dev" is what the pre-score rules (eko/lobby/prescore.py) were
-written on: lobby_situations.jsonl (24, written with the lobby) and
-lobby_situations_heldout.jsonl (40, written blind, then used for development); "test" is
-lobby_situations_test.jsonl (40, written blind by another session after the rules were done,
-never used to change them)."""
+written on: lobby_situations.jsonl (24, written with the lobby), lobby_situations_heldout.jsonl
+(40, written blind, then used for development) and lobby_situations_test.jsonl (40, written
+blind, the test split of 2026-11-27 until its errors were read to improve the rules); "test" is
+lobby_situations_test2.jsonl (40, written blind by another session and committed before any
+run, measured once before the rules changed and never read to change them)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,12 @@ from eko_bench.proactive_stack import new_stack, open_database
 
 DATA = Path(__file__).parent / "data"
 SPLITS: dict[str, tuple[Path, ...]] = {
-    "dev": (DATA / "lobby_situations.jsonl", DATA / "lobby_situations_heldout.jsonl"),
-    "test": (DATA / "lobby_situations_test.jsonl",),
+    "dev": (
+        DATA / "lobby_situations.jsonl",
+        DATA / "lobby_situations_heldout.jsonl",
+        DATA / "lobby_situations_test.jsonl",
+    ),
+    "test": (DATA / "lobby_situations_test2.jsonl",),
 }
 SPLITS["all"] = SPLITS["dev"] + SPLITS["test"]
 START = datetime(2026, 3, 3, 14, 0, tzinfo=UTC)

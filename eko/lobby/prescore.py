@@ -17,6 +17,7 @@ Measured by `eko bench proactive` (bench/eko_bench/proactive_situations.py).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -33,6 +34,8 @@ RECENT_LINES = 5
 CLIPPED_MIN_CHARS = 4
 # A subject of several words is named by its longest word alone when it is this long.
 HEAD_MIN_CHARS = 6
+_ARTICLES = frozenset({"le", "la", "les", "l", "un", "une", "des", "du", "the", "a", "an"})
+_POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +68,8 @@ class Prescore:
 @cache
 def _lists() -> dict[str, tuple[str, ...]]:
     """The word lists by name: sensitive, interrogative, request, copula, definition_lead,
-    ignorance, pronoun_definition, asks_time, time_words, not_a_message."""
+    ignorance, agreement, pronoun_definition, definition_question, asks_time, time_words,
+    not_a_message."""
     raw = json.loads(WORDS_FILE.read_text(encoding="utf-8"))
     return {name: tuple(words) for name, words in raw.items() if not name.startswith("_")}
 
@@ -90,13 +94,20 @@ def _same_word(wanted: str, said: str) -> bool:
     return len(said) >= CLIPPED_MIN_CHARS and len(wanted) > len(said) and wanted.startswith(said)
 
 
+def _head_words(subject: str) -> list[str]:
+    """The words that say what the subject is: in "Hannah's new job" the job, not Hannah (a
+    possessive's owner is a modifier); otherwise all of them."""
+    owned = _POSSESSIVE.split(subject, maxsplit=1)
+    return _subject_words(owned[1]) if len(owned) == 2 and owned[1].strip() else []
+
+
 def subject_coverage(subject: str, text: str) -> tuple[int, int, bool]:
-    """(subject words present in `text`, subject words, whether the subject's longest word
-    is among them)."""
+    """(subject words present in `text`, subject words, whether the subject's longest head
+    word is among them)."""
     wanted = _subject_words(subject)
     present = fold_plain(text).split()
     found = [w for w in wanted if any(_same_word(w, p) for p in present)]
-    longest = max(wanted, key=len, default="")
+    longest = max(_head_words(subject) or wanted, key=len, default="")
     return len(found), len(wanted), longest in found and len(longest) >= HEAD_MIN_CHARS
 
 
@@ -116,9 +127,17 @@ def is_sensitive(text: str) -> bool:
     return has_phrase(text, _lists()["sensitive"])
 
 
-def answers(line: Spoken) -> bool:
-    """Whether a reply gives an answer: not another question, not "no idea"."""
-    return not is_question(line.text) and not has_phrase(line.text, _lists()["ignorance"])
+def answers(line: Spoken, previous: Spoken | None = None) -> bool:
+    """Whether a reply gives an answer: not another question, not "no idea", and not "same"
+    right after a "no idea" (`previous`)."""
+    lists = _lists()
+    if is_question(line.text) or has_phrase(line.text, lists["ignorance"]):
+        return False
+    return not (
+        previous is not None
+        and has_phrase(previous.text, lists["ignorance"])
+        and _starts_with(line.text, lists["agreement"])
+    )
 
 
 def asks_someone(line: Spoken, speakers: set[str]) -> bool:
@@ -162,9 +181,30 @@ def explained(subject: str, lines: Sequence[Spoken]) -> bool:
             and previous.speaker != line.speaker
             and is_question(previous.text)
             and names(subject, previous.text)
-            and has_phrase(line.text, _lists()["pronoun_definition"])
+            and (
+                has_phrase(line.text, _lists()["pronoun_definition"])
+                # "what's hollis farm" → "pick your own strawberry place…": the answer to
+                # a question asking what the subject is, by someone else, is its definition.
+                or (_asks_what(subject, previous.text) and answers(line))
+            )
         ):
             return True
+    return False
+
+
+def _asks_what(subject: str, text: str) -> bool:
+    """ "what's hollis farm", "c qui gaspard ?": a question asking what the subject itself is
+    (not "c'était quoi le problème avec WebRTC ?")."""
+    tokens = fold_plain(text).split()
+    first = (_subject_words(subject) or [""])[0]
+    for phrase in _lists()["definition_question"]:
+        size = len(phrase.split())
+        for index in range(len(tokens) - size):
+            if " ".join(tokens[index : index + size]) != phrase:
+                continue
+            rest = [t for t in tokens[index + size : index + size + 3] if t not in _ARTICLES]
+            if rest and _same_word(first, rest[0]):
+                return True
     return False
 
 
@@ -183,7 +223,10 @@ def open_questions(lines: Sequence[Spoken]) -> list[Spoken]:
         if not is_question(line.text) or asks_someone(line, speakers):
             continue
         later = lines[index + 1 :]
-        if any(other.speaker != line.speaker and answers(other) for other in later):
+        if any(
+            other.speaker != line.speaker and answers(other, lines[index + offset])
+            for offset, other in enumerate(later)
+        ):
             continue
         found.append(line)
     return found
@@ -204,21 +247,31 @@ def fits(question: str, fact: str) -> bool:
 
 
 def fact_answering(
-    question: Spoken, after: Sequence[Spoken], facts: Sequence[Known]
+    question: Spoken,
+    after: Sequence[Spoken],
+    facts: Sequence[Known],
+    before: Spoken | None = None,
 ) -> Known | None:
     """The fact that answers `question`: it names the question's subject, or shares two
-    words with the question and what was said after it."""
-    talk = " ".join([question.text, *(line.text for line in after)])
+    words with the question and what was said after it. `before`: the line the same person
+    said right before the question, which the question may refer back to ("j'ai mis le gâteau
+    de tata odile au four" → "vous savez cb de temps faut le laisser ?")."""
+    asked = question.text if before is None else f"{before.text} {question.text}"
+    talk = " ".join([asked, *(line.text for line in after)])
     scored = []
     for fact in facts:
         if not fits(question.text, fact.content):
             continue
-        if names(fact.subject, question.text):
+        if names(fact.subject, asked):
             scored.append((1 + _overlap(fact.content, talk), fact))
             continue
-        found, _wanted, _head = subject_coverage(fact.subject, question.text)
+        found, _wanted, _head = subject_coverage(fact.subject, asked)
         if found and found + _overlap(fact.content, talk) >= 2:
             scored.append((found + _overlap(fact.content, talk), fact))
+        elif not found and _overlap(fact.content, asked) >= 2:
+            # The question names what the fact says rather than its subject ("who handles
+            # the badges now that gégé left?" for a fact filed under "Gérald Mercier").
+            scored.append((_overlap(fact.content, asked), fact))
     return max(scored, key=lambda pair: pair[0])[1] if scored else None
 
 
@@ -240,8 +293,9 @@ def prescore(
     if any(is_sensitive(line.text) for line in people):
         return Prescore("pass", "a sensitive moment: the assistant keeps quiet")
     for question in open_questions(people):
-        after = people[people.index(question) + 1 :]
-        fact = fact_answering(question, after, facts)
+        at = people.index(question)
+        before = people[at - 1] if at and people[at - 1].speaker == question.speaker else None
+        fact = fact_answering(question, people[at + 1 :], facts, before)
         if fact is not None:
             return Prescore(
                 "message", "a stored fact answers an open question", "fact", fact, question

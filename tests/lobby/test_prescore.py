@@ -132,3 +132,78 @@ def test_a_written_message_must_do_what_was_decided() -> None:
     give = Prescore("message", "", "fact", Known("f", "Mickael", "Mickael est le CTO"))
     assert says_it(give, "Mickael est le CTO, je crois.")
     assert not says_it(give, "Je suis Eko, votre assistant de salon.")
+
+
+def test_a_possessive_subject_is_not_named_by_its_owner_alone() -> None:
+    job = Known("g5", "Hannah's new job", "What is Hannah's new job in Dublin?")
+    landing = said(("Leo", "what time does hannah land friday?"), ("Ivy", "7:40 at gatwick"))
+    assert decide(landing, goals=(job,)).action == "pass"
+    talk = said(("Leo", "hannah starts her new job in dublin monday"))
+    assert decide(talk, goals=(job,)).item == job
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [("Ella", "hollis farm this weekend?"), ("Jack", "what's hollis farm"),
+         ("Ella", "pick your own strawberry place 20 min out of town")],
+        [("Arnaud", "c'est quoi hollis farm ?"), ("Mélanie", "une ferme cueillette pas loin")],
+    ],
+)  # fmt: skip
+def test_a_question_asking_what_the_subject_is_answered_by_another_person_explains_it(
+    lines: list[tuple[str, str]],
+) -> None:
+    farm = Known("g6", "Hollis Farm", "What is Hollis Farm?")
+    assert decide(said(*lines), goals=(farm,)).action == "pass"
+    # A question about something else that names the subject is not one about what it is.
+    problem = said(
+        ("Mickael", "j'ai réglé le souci de hollis farm"),
+        ("David", "c'était quoi le problème avec hollis farm ?"),
+        ("Mickael", "un STUN mal configuré"),
+    )
+    assert decide(problem, goals=(farm,)).item == farm
+    # The same question left unanswered is still worth posing.
+    assert decide(said(*lines[:-1]), goals=(farm,)).item == farm
+
+
+@pytest.mark.parametrize(
+    "replies",
+    [
+        [("Pete", "no idea tbh"), ("Ruby", "same, haven't been in ages")],
+        [("Maxime", "attends je cherche dans mes msgs")],
+        [("Zoe", "yeah but i forgot where it is")],
+    ],
+)
+def test_agreeing_with_no_idea_or_stalling_does_not_answer_a_question(
+    replies: list[tuple[str, str]],
+) -> None:
+    lines = said(("Jen", "where is the staging VPN config?"), *replies)
+    assert [q.text for q in open_questions(lines)] == ["where is the staging VPN config?"]
+    assert decide(lines, facts=(VPN,)).item == VPN
+
+
+def test_a_fact_answers_a_question_that_names_what_it_says_or_refers_back() -> None:
+    badges = Known(
+        "f4", "Gérald Mercier", "Gérald Mercier est parti à la retraite, Samia gère les badges"
+    )
+    asked = said(("Yann", "qqn sait qui s'occupe des badges maintenant que gégé est parti ?"))
+    assert decide(asked, facts=(badges, BAR)).item == badges
+    cake = Known("f5", "gâteau nantais", "Le gâteau nantais de Tante Odile cuit 40 minutes")
+    back = said(
+        ("Élise", "j'ai mis le gâteau de tata odile au four"),
+        ("Élise", "vous savez cb de temps faut le laisser ?"),
+        ("Hugo", "pas la moindre idée"),
+    )
+    assert decide(back, facts=(cake, BAR)).item == cake
+    # Said by someone else, the line before is not what the question refers to.
+    other = [back[0], Spoken("Hugo", back[1].text), back[2]]
+    assert decide(other, facts=(cake,)).action == "pass"
+
+
+def test_a_death_announced_in_the_room_keeps_the_assistant_quiet() -> None:
+    ehpad = Known("g7", "Ehpad des Tilleuls", "C'est quoi l'Ehpad des Tilleuls ?")
+    grief = said(
+        ("Nathalie", "papa nous a quittés cette nuit, à l'ehpad des tilleuls"),
+        ("Olivier", "oh nathalie... je suis tellement désolé"),
+    )
+    assert decide(grief, goals=(ehpad,)).action == "pass"
