@@ -6,7 +6,8 @@ after-reply hook would. Then, for every question, the context is built as the ch
 it (query = the question, asked at the end of the conversation) and scored by *content recall*
 (content.py: is the evidence's text, or the answer, written in the context?), next to, in the
 same run and at the same character budget per question: random past turns, BM25-ranked past
-turns (baselines.py), the recent turns alone, and an unrelated-context control. Range coverage
+turns (baselines.py), the recent turns alone, an unrelated-context control, and mem0 as a peer
+(peer_mem0.py: its raw mode, and its extraction mode with `--summarizer model`). Range coverage
 (evidence inside a retrieved summary's span) stays as a secondary, saturating column.
 
 Summaries come, by default, from a deterministic extractive stand-in (summarizer.py: a
