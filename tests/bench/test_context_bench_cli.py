@@ -95,6 +95,7 @@ def test_the_bench_scores_each_question_and_reports_it(tmp_path: Path, backend: 
         assert {
             "random turns (same-conversation control), 1,500 budget",
             "BM25 turns, 1,500 budget",
+            "mem0 (raw), 1,500 budget",  # the peer, same budget (no extraction: no model)
         } <= set(line["found"])
         assert line["evidence"] == ["D1:5"] and line["category"] == 4
         # The planted turn is two sessions back, far outside the recent turns...
@@ -102,6 +103,10 @@ def test_the_bench_scores_each_question_and_reports_it(tmp_path: Path, backend: 
         # ...and Eko's context, within the budget, recalls it.
         assert line["found"]["eko without facts, 1,500 budget"] is True
         assert line["chars"]["eko without facts, 1,500 budget"] <= 1500
+        # mem0 over the same turns with the same embedder finds it too, within the budget.
+        assert line["found"]["mem0 (raw), 1,500 budget"] is True
+        assert line["chars"]["mem0 (raw), 1,500 budget"] <= 1500
+    assert "mem0 (raw): 50 turns stored in 50 add calls" in " ".join(result.output.split())
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ after-reply hook would. Then, for every question, the context is built as the ch
 it (query = the question, asked at the end of the conversation) and scored by *content recall*
 (content.py: is the evidence's text, or the answer, written in the context?), next to, in the
 same run and at the same character budget per question: random past turns, BM25-ranked past
-turns (baselines.py), the recent turns alone, and an unrelated-context control. Range coverage
+turns (baselines.py), the recent turns alone, an unrelated-context control, and mem0 as a peer
+(peer_mem0.py: its raw mode, and its extraction mode with `--summarizer model`). Range coverage
 (evidence inside a retrieved summary's span) stays as a secondary, saturating column.
 
 Summaries come, by default, from a deterministic extractive stand-in (summarizer.py: a
@@ -60,6 +61,7 @@ from eko_bench.context.data import (
     load_locomo,
     select_split,
 )
+from eko_bench.context.peer_mem0 import mem0_peers
 from eko_bench.context.prompt_recall import measure_prompts
 from eko_bench.context.readers import build_reader
 from eko_bench.context.recall import (
@@ -159,7 +161,18 @@ async def run(
                     Variant(f"{budget:,} budget", *built.budgets[budget], budget)
                     for budget in budgets
                 ]
-                result = await measure(built, ranges, selected, variants)
+                peers = await mem0_peers(
+                    settings,
+                    embedder,
+                    conversations,
+                    [q.text for _, q in selected],
+                    Path(tmp) / "mem0",
+                    extraction=summarizer == "model",
+                )
+                try:
+                    result = await measure(built, ranges, selected, variants, peers.peers)
+                finally:
+                    await peers.aclose()
                 result.excluded_adversarial = excluded
             levels = await summary_levels(built.database)
     for provider in [*providers, *expanders]:
@@ -181,6 +194,8 @@ async def run(
             console.print(f"per-question report: {report} ({len(rows)} lines)")
         return
     print_recall(console, result, title=title)
+    for line in peers.lines():
+        console.print(line)
     console.print(
         f"summary model calls: {built.summary_calls}; bench time "
         f"{time.perf_counter() - started:.0f} s"

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
+from typing import Protocol
 
 from eko.memory.service import Memory
-from eko_bench.context.baselines import BM25, PastTurn, bm25_context, random_context
+from eko_bench.context.baselines import BM25, PastTurn, bm25_context, fill, random_context
 from eko_bench.context.content import Passages
 from eko_bench.context.data import Conversation, Question
 from eko_bench.context.rooms import LoadedRoom, Setup, context_for
@@ -29,8 +30,17 @@ class Variant:
     budget: int | None = None
 
 
-def method_names(variants: Sequence[Variant]) -> list[str]:
-    names = [_named(m, v) for v in variants for m in VARIANT_METHODS]
+class Peer(Protocol):
+    """Another memory system scored beside Eko (peer_mem0.py): what it retrieves for a
+    question, best first, fills each budget as BM25's ranking does."""
+
+    name: str
+
+    async def ranked(self, conversation: Conversation, question: str) -> list[PastTurn]: ...
+
+
+def method_names(variants: Sequence[Variant], peers: Sequence[str] = ()) -> list[str]:
+    names = [_named(m, v) for v in variants for m in (*VARIANT_METHODS, *peers)]
     return [*names, "recent only", "unrelated (control)"]
 
 
@@ -104,13 +114,15 @@ async def measure(
     ranges: dict[str, tuple[int, int]],
     selected: list[tuple[Conversation, Question]],
     variants: Sequence[Variant] = (),
+    peers: Sequence[Peer] = (),
 ) -> RecallResult:
     """Every question scored for each variant (default: the configured settings) with that
-    variant's random and BM25 baselines; recent-only, the control and range coverage once."""
+    variant's random and BM25 baselines and the peers at its budget; recent-only, the control
+    and range coverage once."""
     variants = list(variants) or [Variant("", setup.memory, setup.no_facts)]
     rooms = {room.conversation.sample_id: room for room in setup.rooms}
     indexes: dict[str, tuple[list[PastTurn], dict[str, str], BM25]] = {}
-    methods = {name: MethodScore() for name in method_names(variants)}
+    methods = {name: MethodScore() for name in method_names(variants, [p.name for p in peers])}
     coverage = MethodScore()
     kept: list[tuple[LoadedRoom, Question, list[str], str]] = []
     rows: list[dict[str, object]] = []
@@ -128,6 +140,7 @@ async def measure(
             continue
         recent = await context_for(setup.recent_only, loaded, question.text)
         candidates = {"recent only": recent.text}
+        retrieved = {peer.name: await peer.ranked(conversation, question.text) for peer in peers}
         first = None
         for variant in variants:
             context = await context_for(variant.memory, loaded, question.text)
@@ -140,6 +153,8 @@ async def measure(
             candidates[_named("BM25 turns", variant)] = bm25_context(
                 turns, bm25, question.text, budget
             )
+            for name, ranked in retrieved.items():
+                candidates[_named(name, variant)] = fill(ranked, range(len(ranked)), budget)
         assert first is not None
         context = first
         budget = len(context.text)
