@@ -266,12 +266,11 @@ def fact_answering(
             scored.append((1 + _overlap(fact.content, talk), fact))
             continue
         found, _wanted, _head = subject_coverage(fact.subject, asked)
-        if found and found + _overlap(fact.content, talk) >= 2:
-            scored.append((found + _overlap(fact.content, talk), fact))
-        elif not found and _overlap(fact.content, asked) >= 2:
-            # The question names what the fact says rather than its subject ("who handles
-            # the badges now that gégé left?" for a fact filed under "Gérald Mercier").
-            scored.append((_overlap(fact.content, asked), fact))
+        # Without a subject word, the question must name what the fact says, by itself ("who
+        # handles the badges now that gégé left?" for a fact filed under "Gérald Mercier").
+        shared = found + _overlap(fact.content, talk) if found else _overlap(fact.content, asked)
+        if shared >= 2:
+            scored.append((shared, fact))
     return max(scored, key=lambda pair: pair[0])[1] if scored else None
 
 
