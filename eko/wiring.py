@@ -79,8 +79,8 @@ class Services:
     history_import: HistoryImport
     # Sign-in with a password, the page's sessions, the first-run operator, invitations.
     accounts: Accounts
-    # The collections searched in memory (EKO_VECTOR_MEMORY_COLLECTIONS: the memory guard's
-    # entries, the rooms' turns) in front of `vectors`.
+    # The collections searched in memory (EKO_VECTOR_MEMORY_COLLECTIONS: by default every
+    # collection a message searches) in front of `vectors`.
     memory_vectors: VectorIndex | None = None
     # Answers every stored message still owed one (after a crash, a database outage); a
     # server process starts it (eko/api/app.py).
@@ -149,6 +149,10 @@ def build_services(
     # Jobs that need a model wait (re-queued with backoff) while every provider is down.
     registry = JobRegistry(model_available=lambda: runtime.any_available)
     vectors = build_vector_index(database, settings)
+    feed = EventChangeFeed(events)
+    # Every search of a message (guard, turns, memory items, summaries, docs) goes through
+    # the in-memory index; writes reach the database through it.
+    memory_vectors = build_memory_index(vectors, settings, feed=feed, shared_feed=feed.shared)
     # The chat engine is the writer (orchestrator -> plan -> executor -> response writer).
     engine = build_chat_engine(
         settings=settings,
@@ -156,10 +160,8 @@ def build_services(
         runtime=runtime,
         prompts=prompts,
         embedder=embedder,
-        vectors=vectors,
+        vectors=memory_vectors,
     )
-    feed = EventChangeFeed(events)
-    memory_vectors = build_memory_index(vectors, settings, feed=feed, shared_feed=feed.shared)
     guard = GuardService.from_settings(
         settings,
         database=database,

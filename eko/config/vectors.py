@@ -13,8 +13,17 @@ class VectorMemorySettings(BaseModel):
     # database. About 1.6 kB per 384-dim vector: ~155 MB per 100k memory-guard entries or
     # chat turns. "turn": each message's recall searches its room's turns (one partition per
     # room); on SQLite the database's own index (sqlite-vec) scans every vector of every
-    # collection, ~20 ms at 10k turns (`eko bench recall`).
-    vector_memory_collections: list[str] = ["guard", "turn"]
+    # collection, ~20 ms at 10k turns (`eko bench recall`). The others ("memory" items,
+    # "summary", "doc_chunk", "topic") are searched on every message too: through the
+    # database each search was a round trip of 1-3 ms at 10k turns (`eko bench pipeline`).
+    vector_memory_collections: list[str] = [
+        "guard",
+        "turn",
+        "memory",
+        "summary",
+        "doc_chunk",
+        "topic",
+    ]
     # A partition (one collection, model and scope) loaded with more rows than this is split
     # into ~sqrt(n) cells and searched in the `vector_memory_probes` cells nearest the query:
     # ~20x less work at 100k rows, at a recall `eko bench guard --lookup` measures. 0: always

@@ -174,6 +174,27 @@ async def test_without_a_shared_bus_new_rows_are_polled(database: Database) -> N
     assert (await search(database, b, vectors[1]))[0].item_id == "y"
 
 
+async def test_polls_at_most_once_per_interval(database: Database) -> None:
+    """A message makes several searches: within the interval they share one poll, so another
+    process's new row is found only once the interval has passed."""
+    rng = np.random.default_rng(9)
+    inner = build_vector_index(database, Settings())
+    a = memory_index(database)
+    b = MemoryVectorIndex(
+        inner, collections=frozenset({"guard"}), poll_new_rows=True, poll_interval_s=0.3
+    )
+    vectors = unit(rng, 2)
+    await put(database, a, ["x"], vectors[:1], "shared")
+    assert len(await search(database, b, vectors[0])) == 1  # loaded
+    assert len(await search(database, b, vectors[0])) == 1  # polled
+    await put(database, a, ["y"], vectors[1:2], "shared")
+    assert [hit.item_id for hit in await search(database, b, vectors[1])] == ["x"]
+    await asyncio.sleep(0.35)
+    assert (await search(database, b, vectors[1]))[0].item_id == "y"
+    await a.aclose()
+    await b.aclose()
+
+
 async def test_polling_skips_only_its_own_rows(database: Database) -> None:
     """Both poll (no bus): each writes in turn, so its own rows come between the other's.
     What a process wrote is not read back (it is in memory already), but a row of the other
@@ -202,6 +223,8 @@ async def test_the_factory_wraps_only_when_collections_are_named(database: Datab
     )
     wrapped = build_memory_index(inner, Settings(), feed=None, shared_feed=False)
     assert isinstance(wrapped, MemoryVectorIndex) and wrapped.poll_new_rows
+    # Every collection a message searches is in memory by default.
+    assert wrapped.collections >= {"guard", "turn", "memory", "summary", "doc_chunk", "topic"}
 
 
 def test_partition_removal_keeps_rows_contiguous() -> None:

@@ -20,6 +20,12 @@ __all__ = ["build_memory_index", "build_vector_index"]
 
 log = structlog.get_logger("eko.store")
 
+# Where the event bus does not reach other processes (SQLite with a separate `eko worker` or
+# `eko docs` run), a search polls for their new rows: at most once per this many seconds, so
+# a message's five or so searches make one poll, not five round trips (`eko bench pipeline`);
+# another process's row is searchable within this delay.
+POLL_INTERVAL_S = 0.5
+
 
 def build_vector_index(database: Database, settings: Settings) -> VectorIndex:
     """The backend for this database: pgvector on PostgreSQL; sqlite-vec, else NumPy, on SQLite."""
@@ -60,6 +66,7 @@ def build_memory_index(
         collections=collections,
         feed=feed,
         poll_new_rows=not shared_feed,
+        poll_interval_s=POLL_INTERVAL_S,
         approximate_above=settings.vector_memory_exact_max_rows,
         probes=settings.vector_memory_probes,
         max_bytes=settings.vector_memory_max_mb * 1024 * 1024,

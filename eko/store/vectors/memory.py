@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,17 +74,22 @@ class MemoryVectorIndex(VectorIndex):
         collections: frozenset[str],
         feed: ChangeFeed | None = None,
         poll_new_rows: bool = False,
+        poll_interval_s: float = 0.0,
         approximate_above: int = 0,
         probes: int = 16,
         max_bytes: int = 0,
     ) -> None:
         """`approximate_above` > 0: a partition loaded with more rows is split into cells and
-        searched in its `probes` nearest cells only (eko.store.vectors.ivf); 0: always exact."""
+        searched in its `probes` nearest cells only (eko.store.vectors.ivf); 0: always exact.
+        `poll_interval_s`: with `poll_new_rows`, at most one poll per interval (0: every
+        search); this process's own writes are in memory at once either way."""
         self.inner = inner
         self.approximate_above = approximate_above
         self.probes = probes
         self.collections = collections
         self.poll_new_rows = poll_new_rows
+        self.poll_interval_s = poll_interval_s
+        self._polled_at = -math.inf  # time.monotonic() of the last poll
         self.origin = uuid.uuid4().hex
         self._feed = feed
         self._partitions: dict[PartitionKey, Partition] = {}
@@ -319,7 +326,12 @@ class MemoryVectorIndex(VectorIndex):
     async def _catch_up(self, session: AsyncSession, collection: str) -> None:
         """Re-read the marked items of this collection, and (poll_new_rows) rows added since."""
         marked = self._marked.pop(collection, set())
-        if self.poll_new_rows and self._partitions:
+        if (
+            self.poll_new_rows
+            and self._partitions
+            and time.monotonic() - self._polled_at >= self.poll_interval_s
+        ):
+            self._polled_at = time.monotonic()
             newest = await newest_id(session)
             if newest > self._seen_id:
                 added = await items_after(
