@@ -46,6 +46,7 @@ from eko.store.db import Database
 from eko.store.db_health import DatabaseHealthMonitor
 from eko.store.llm_calls import DatabaseCallRecorder
 from eko.store.vectors import VectorIndex, build_memory_index, build_vector_index
+from eko.store.vectors.blas_threads import limit_blas_threads
 
 
 @dataclass
@@ -139,6 +140,8 @@ def build_services(
     embedder: Embedder | None = None,
     database: Database | None = None,
 ) -> Services:
+    # The in-memory vector searches are small products: one BLAS thread, no spinning ones.
+    limit_blas_threads()
     database = database or Database.from_settings(settings)
     prompts = PromptLibrary()
     runtime = LLMRuntime.from_settings(
