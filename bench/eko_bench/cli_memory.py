@@ -169,6 +169,13 @@ def guard(
     api_hits: Annotated[
         int, typer.Option(help="--api: hits of each kind (exact, semantic) posted.")
     ] = 100,
+    api_entries: Annotated[
+        int,
+        typer.Option(
+            help="--api: stored questions learned before the server starts (more entries, "
+            "more semantic hits found among their pairs)."
+        ),
+    ] = 150,
     wrong_out: Annotated[
         Path | None,
         typer.Option(
@@ -201,6 +208,8 @@ def guard(
         fail("--judge-sample must be at least 1")
     if api_hits < 1:
         fail("--api-hits must be at least 1")
+    if api_entries < 1:
+        fail("--api-entries must be at least 1")
     if api and lookup:
         fail("--api and --lookup are two separate runs", fix="pass one of them")
     options: dict[str, Any] = {
@@ -218,7 +227,7 @@ def guard(
     if wrong_out is not None:
         options["wrong_out"] = wrong_out
     if api:
-        options.update(api=True, api_hits=api_hits)
+        options.update(api=True, api_hits=api_hits, api_entries=api_entries)
     if families:
         options.update(families=list(families), data=None, lookup=False)
     support.run_suite("eko_bench.guard", **options)

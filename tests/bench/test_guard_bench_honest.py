@@ -175,10 +175,18 @@ def test_api_option_runs_only_the_api_latency(
     monkeypatch.setattr(bench_support, "run_suite", lambda name, **options: calls.append(options))
     data = str(_data(tmp_path))
     result = CliRunner().invoke(
-        bench.app, ["guard", "--api", "--api-hits", "7", "--data", data, "--backend", "sqlite"]
+        bench.app,
+        ["guard", "--api", "--api-hits", "7", "--api-entries", "900", "--data", data]
+        + ["--backend", "sqlite"],
     )
     assert result.exit_code == 0, result.output
     assert calls[0]["api"] is True and calls[0]["api_hits"] == 7
+    assert calls[0]["api_entries"] == 900
     assert calls[0]["backends"] == ["sqlite"]
     refused = CliRunner().invoke(bench.app, ["guard", "--api", "--lookup", "--data", data])
     assert refused.exit_code != 0 and len(calls) == 1
+    no_entries = CliRunner().invoke(
+        bench.app, ["guard", "--api", "--api-entries", "0", "--data", data]
+    )
+    assert no_entries.exit_code != 0 and "--api-entries" in no_entries.output
+    assert len(calls) == 1

@@ -88,6 +88,7 @@ async def run(
     wrong_out: Path = DEFAULT_WRONG_OUT,
     api: bool = False,
     api_hits: int = 100,
+    api_entries: int = 150,
     families: Sequence[Path] | None = None,
 ) -> None:
     """Measure and print; `data` None skips the quality part, `lookup` False the latency;
@@ -100,7 +101,12 @@ async def run(
         if data is None:
             raise ValueError("--api needs a data file")
         await run_api(
-            settings=settings, console=console, data=data, backends=backends, hits=api_hits
+            settings=settings,
+            console=console,
+            data=data,
+            backends=backends,
+            hits=api_hits,
+            entries=api_entries,
         )
         return
     if data is not None:
