@@ -31,6 +31,8 @@ _NOT_WORD = re.compile(r"[\W_]+")
 
 def strip_accents(text: str) -> str:
     """`text` in NFKD without its combining marks: "Été" -> "Ete". Case is kept."""
+    if text.isascii():  # NFKD leaves ASCII as it is, and it has no combining marks
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
