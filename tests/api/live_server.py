@@ -13,6 +13,7 @@ import uvicorn
 
 from eko.api.app import create_app
 from eko.config import Settings
+from eko.embed import Embedder
 from eko.embed.hashing import HashEmbedder
 from eko.llm.types import Provider
 from eko.store import users as user_repo
@@ -44,13 +45,17 @@ def running_eko(
     providers: Sequence[Provider],
     *,
     with_users: bool = True,
+    embedder: Embedder | None = None,
     **overrides: object,
 ) -> Iterator[LiveEko]:
     """The server, with a pro member ("Client", `.key`) and a staff member ("Root",
-    `.staff_key`); with `with_users=False`, a fresh install with no user (keys "")."""
+    `.staff_key`); with `with_users=False`, a fresh install with no user (keys "").
+    `embedder`: the hashing one unless given (another process's must match it)."""
     overrides.setdefault("memory_extract_enabled", False)
     settings = Settings(database_url=database_url, _env_file=None, **overrides)  # type: ignore[arg-type]
-    services = build_services(settings, providers=list(providers), embedder=HashEmbedder())
+    services = build_services(
+        settings, providers=list(providers), embedder=embedder or HashEmbedder()
+    )
 
     async def make_users() -> tuple[str, str]:
         # Its own engine: pooled asyncpg connections belong to the loop that opened them.

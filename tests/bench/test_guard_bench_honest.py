@@ -174,11 +174,8 @@ def test_api_option_runs_only_the_api_latency(
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(bench_support, "run_suite", lambda name, **options: calls.append(options))
     data = str(_data(tmp_path))
-    result = CliRunner().invoke(
-        bench.app,
-        ["guard", "--api", "--api-hits", "7", "--api-entries", "900", "--data", data]
-        + ["--backend", "sqlite"],
-    )
+    arguments = ["guard", "--api", "--api-hits", "7", "--api-entries", "900", "--data", data]
+    result = CliRunner().invoke(bench.app, [*arguments, "--backend", "sqlite"])
     assert result.exit_code == 0, result.output
     assert calls[0]["api"] is True and calls[0]["api_hits"] == 7
     assert calls[0]["api_entries"] == 900
