@@ -39,7 +39,10 @@ def test_health_over_the_wire_is_degraded_while_the_primary_circuit_is_open(
         FunctionModel(primary, name="primary"),
         FunctionModel(lambda r: "{}" if r.json_schema else "de secours", name="backup"),
     ]
-    with running_eko(database_url, models, llm_breaker_cooldown_s=0.5) as eko:
+    # Long enough that the circuit the post opened is still open when /health is read on a
+    # loaded machine (0.5 s was not: CI read it half-open); the recovery below waits it out.
+    cooldown_s = 5.0
+    with running_eko(database_url, models, llm_breaker_cooldown_s=cooldown_s) as eko:
         headers = {"Authorization": f"Bearer {eko.key}"}
         with httpx.Client(base_url=eko.url, headers=headers, timeout=30) as client:
             assert healthy_soon(client)
@@ -54,7 +57,7 @@ def test_health_over_the_wire_is_degraded_while_the_primary_circuit_is_open(
             assert health["model"]["status"] == "down"
 
             down["primary"] = False  # it comes back: after the cooldown a reply probes it
-            time.sleep(0.6)
+            time.sleep(cooldown_s + 0.1)
             again = client.post(f"/v1/rooms/{room}/messages", json={"content": "Encore"})
             assert again.json()["assistant_message"]["content"] == "du principal"
             assert healthy_soon(client)
