@@ -80,9 +80,10 @@ class Services:
     history_import: HistoryImport
     # Sign-in with a password, the page's sessions, the first-run operator, invitations.
     accounts: Accounts
-    # The collections searched in memory (EKO_VECTOR_MEMORY_COLLECTIONS: by default every
-    # collection a message searches) in front of `vectors`.
-    memory_vectors: VectorIndex | None = None
+    # The index every search and write goes through: the collections of
+    # EKO_VECTOR_MEMORY_COLLECTIONS (by default all a message searches) held in memory in front
+    # of `vectors`; `vectors` itself when that setting is empty.
+    memory_vectors: VectorIndex
     # Answers every stored message still owed one (after a crash, a database outage); a
     # server process starts it (eko/api/app.py).
     recovery: AnswerRecovery | None = None
@@ -107,8 +108,7 @@ class Services:
         await self.chat.drain()
         # Running jobs get a grace period; unfinished ones stay queued for the next start.
         await self.jobs.aclose()
-        if self.memory_vectors is not None:
-            await self.memory_vectors.aclose()
+        await self.memory_vectors.aclose()
         await self.events.aclose()
         await self.db_health.aclose()
         await self.engine.aclose()

@@ -76,8 +76,7 @@ def make_harness(database: Database) -> HarnessFactory:
                 # test, whose TRUNCATE (a sync fixture, blocking this loop) then waits forever.
                 await services.jobs.drain()
                 await services.jobs.aclose()
-                if services.memory_vectors is not None:
-                    await services.memory_vectors.aclose()
+                await services.memory_vectors.aclose()
                 await services.events.aclose()
 
     return factory

@@ -189,3 +189,34 @@ async def test_a_deleted_room_takes_its_vectors_and_memory_items_along(
     assert deleted.status_code == 204
     assert after == (0, 0)
     assert other[0] >= 3 and other[1] == 1  # another room keeps its own
+
+
+async def test_a_deleted_room_leaves_no_vector_in_the_servers_memory(
+    make_harness: HarnessFactory,
+) -> None:
+    """The room's turn vectors are searched in memory: deleting the room through the API
+    removes them there too, not only from the database."""
+    async with make_harness() as h:
+        _, alice = await h.user("alice")
+        room_id = await h.direct_room(alice)
+        await _post(h, room_id, alice, "Mon chat s'appelle Réglisse")
+        await h.services.jobs.drain()  # the exchange's turns indexed (after-reply job)
+        services = h.services
+        query = (await services.embedder.embed(["Mon chat s'appelle Réglisse"]))[0]
+
+        async def turns_in_memory() -> int:
+            async with services.database.session() as session:
+                hits = await services.memory_vectors.search(
+                    session,
+                    collection="turn",
+                    model=services.embedder.name,
+                    keys=[room_key(room_id)],
+                    query=query,
+                    k=10,
+                )
+            return len(hits)
+
+        assert await turns_in_memory() > 0
+        deleted = await h.client.delete(f"/v1/rooms/{room_id}", headers=alice)
+        assert deleted.status_code == 204
+        assert await turns_in_memory() == 0

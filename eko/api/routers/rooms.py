@@ -129,9 +129,8 @@ async def delete_room(
             "Not your room to delete",
             "Only the creator of a direct room deletes it.",
         )
-    # Through the in-memory index when there is one, so its partitions forget the room too.
-    vectors = services.memory_vectors or services.vectors
-    await forget_room(session, vectors=vectors, room_id=room.id)
+    # Through the in-memory index, so its partitions forget the room too.
+    await forget_room(session, vectors=services.memory_vectors, room_id=room.id)
     await services.engine.attachments.forget_room(session, room_id=room.id)
     await room_repo.delete_room(session, room_id=room.id)
 
