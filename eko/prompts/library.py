@@ -18,12 +18,21 @@ PERSONA_SUFFIX = ".luciform"
 
 _SYMBOLS = re.compile(r"\s*<symbols>.*?</symbols>", re.DOTALL)
 _INDENT = re.compile(r"\n[ \t]+")
+_LANGUAGE = re.compile(r"\n?[ \t]*<language>.*?</language>")
 
 
 def compact_persona(persona: str) -> str:
     """The persona without its symbols (the glyphs' meanings repeat the rules) and indentation:
     about half its tokens, its name, essence, voice and rules kept."""
     return _INDENT.sub("\n", _SYMBOLS.sub("", persona))
+
+
+def without_language(persona: str) -> str:
+    """The persona without its `<language>` element, for a message that names the language of
+    its answer ("Comment dit-on « chat » en anglais ?"): "answer in the language you are
+    spoken to" contradicts it, and a small model obeys the persona (issue 34: the bundled model
+    answered 'In English, "chat" is the animal.' with it, "cat" without it)."""
+    return _LANGUAGE.sub("", persona)
 
 
 class UnknownPersona(ValueError):

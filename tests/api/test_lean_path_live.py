@@ -80,8 +80,12 @@ def test_a_small_model_gets_one_lean_call_per_message(database_url: str) -> None
     assert calls[0].messages[-1].content == "Quelle est la capitale de l'Espagne ?"
     # After an English turn, a French message is told its language (against drift)…
     assert calls[2].messages[-1].content.endswith(FRENCH_NOTE)
-    # … but a translation request is not: it names the language it wants.
+    # … but a translation request is not: it names the language it wants, and the persona's
+    # "answer in the language you are spoken to" is left out of its prompt alone.
     assert FRENCH_NOTE not in calls[3].messages[-1].content
+    assert all("<language>" in call.messages[0].content for call in calls[:3])
+    assert "<language>" not in calls[3].messages[0].content
+    assert "<tone>" in calls[3].messages[0].content
 
 
 def test_a_remote_model_keeps_the_orchestrator_and_the_full_prompt(database_url: str) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from eko.chat.engine.lean_prompt import language_drifts, lean_profile, mode_hint, names_a_language
-from eko.prompts.library import PromptLibrary
+from eko.prompts.library import PromptLibrary, without_language
 
 
 def test_a_message_that_names_the_language_it_wants_is_a_translation() -> None:
@@ -31,3 +31,14 @@ def test_a_profile_that_says_nothing_is_left_out() -> None:
     assert lean_profile("name: unknown\nplan: pro (quota state: normal)") == ""
     kept = lean_profile("name: Lucie\nplan: free (quota state: warn)\nknown facts:\n- city: Lyon")
     assert kept == "name: Lucie\nknown facts:\n- city: Lyon"
+
+
+def test_a_translation_drops_only_the_personas_language_line() -> None:
+    library = PromptLibrary()
+    for name in library.personas():
+        persona = library.persona(name)
+        assert "<language>" in persona
+        kept = without_language(persona)
+        assert "<language>" not in kept and "</language>" not in kept
+        assert kept.count("\n") == persona.count("\n") - 1  # nothing else goes
+        assert "<tone>" in kept and "<rules>" in kept

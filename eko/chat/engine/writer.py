@@ -42,7 +42,7 @@ from eko.llm.caller_format import CallerFormat
 from eko.llm.prompt_budget import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_CHARS
 from eko.llm.runtime import LLMRuntime
 from eko.llm.types import ChatMessage, Completion
-from eko.prompts.library import PromptLibrary, compact_persona
+from eko.prompts.library import PromptLibrary, compact_persona, without_language
 from eko.prompts.templates import fill
 
 log = structlog.get_logger("eko.chat")
@@ -78,6 +78,8 @@ class ResponseWriter:
         language = self._reply_language(context)
         compact = self.compact
         persona = prompts.persona(turn.room.persona)
+        if names_a_language(turn.user_message.content):
+            persona = without_language(persona)
         parts = [compact_persona(persona) if compact else persona]
         parts += [prompts.text(path) for path in instruction_files(compact)]
         mode = fill(
