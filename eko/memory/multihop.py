@@ -49,7 +49,13 @@ _QUESTION_WORDS = (
 )
 _CLAUSE = re.compile(rf"\s*(?:,\s*)?\b(?:and|et)\s+(?=(?:{_QUESTION_WORDS})\b)", re.IGNORECASE)
 _LIST = re.compile(
-    r"^\s*(?:(?:what|which)\s+(?:\w+\s+){0,2}?\w+s\s+(?:has|have|does|do|did|is|are|was|were)\b"
+    # "What (musical) artists/bands has …", "What LGBTQ+ events has …": a plural, whatever
+    # signs it is written with.
+    r"^\s*(?:(?:what|which)\s+(?:[\w+/'’-]+\s+){0,2}?[\w+/'’-]*\w+s\s+"
+    r"(?:has|have|does|do|did|is|are|was|were)\b"
+    # "What has Melanie painted?", "Qu'est-ce que Mélanie a peint ?": all of it, so far.
+    r"|what\s+(?:has|have)\s+\w+\s+\w+ed\b"
+    r"|qu['’]est-ce\s+qu['’]?e?\s*\w+\s+(?:a|ont)\s+\w+(?:é|és|ée|ées|i|is|it|u|us|t)\b"
     r"|(?:what|which)\s+(?:are|were)\b.*\b\w+s\b"
     r"|how\s+many\b"
     r"|(?:quels|quelles)\s+\w+"

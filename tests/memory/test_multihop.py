@@ -54,6 +54,11 @@ def test_two_clauses_make_one_sub_query_each_carrying_the_people() -> None:
         "How many children does Melanie have?",
         "Quels livres Maria a-t-elle lus ?",
         "Combien d'enfants a Melanie ?",
+        "What LGBTQ+ events has Caroline participated in?",
+        "What musical artists/bands has Melanie seen?",
+        "What has Melanie painted?",
+        "Qu'est-ce que Mélanie a peint ?",
+        "Qu'est-ce que Jon a visité ?",
     ],
 )
 def test_list_questions_need_several_turns_but_no_sub_query(question: str) -> None:
@@ -67,6 +72,8 @@ def test_list_questions_need_several_turns_but_no_sub_query(question: str) -> No
         "What did Caroline research?",
         "When did Melanie go to the museum?",
         "Où habite Corentin ?",
+        "What is Caroline's relationship status?",
+        "Qu'est-ce que Jon aime ?",
         "Rock and roll is what Jon likes?",  # "and" between lowercase words: one piece
         "",
     ],
