@@ -137,8 +137,8 @@ def test_with_the_bundled_models_tokenizer(database_url: str) -> None:
     settings = Settings(_env_file=None, local_max_prompt_tokens=BUDGET_TOKENS)
     local = build_local_provider(settings, loader=load_llama_vocab)
     # The vocabulary only (no weights): the same template and tokenizer as a generation.
-    loaded = local._ensure_loaded()
-    shape = local._shape()
+    loaded = local.engine.ensure_loaded()
+    shape = local.engine.shape
     answer = settings.llm_max_tokens
 
     def fit(messages: Sequence[ChatMessage]) -> tuple[tuple[ChatMessage, ...], InputCut | None]:

@@ -63,7 +63,7 @@ async def test_the_bundled_model_answers_the_same_from_its_lean_cache() -> None:
     try:
         first = await provider.generate(request)
         again = await provider.generate(request)  # its prompt read from the cache
-        llama: Any = provider._ensure_loaded().llama
+        llama: Any = provider.engine.ensure_loaded().llama
         states = list(llama.cache.cache_state.values())
     finally:
         await provider.aclose()

@@ -14,50 +14,37 @@ call goes before queued background work (summaries, extraction).
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import structlog
 
 from eko.llm.bundled import DEFAULT_BUNDLED_MODEL, get_bundled_model
-from eko.llm.chat_template import control_token_ids
 from eko.llm.deadline import queued
-from eko.llm.errors import (
-    InvalidOutput,
-    PromptTooLong,
-    ProviderError,
-    ProviderTimeout,
-    ProviderUnavailable,
-)
+from eko.llm.errors import ProviderTimeout
 from eko.llm.priority import Lease, PriorityGate
 from eko.llm.prompt_budget import InputCut
 from eko.llm.providers import local_prompt
 from eko.llm.providers.llama_backend import (
     CancelFlag,
     GrammarFactory,
-    LlamaLike,
     LlamaLoader,
     TemplateFactory,
     consume_outcome,
-    ends_generation,
-    install_prompt_cache,
     load_llama,
     resolve_default_model_path,
     template_from_llama,
-    to_response,
 )
-from eko.llm.providers.llama_prefill import DEFAULT_PREFILL_CHUNK, prefill_in_chunks
+from eko.llm.providers.llama_prefill import DEFAULT_PREFILL_CHUNK
+from eko.llm.providers.local_engine import LocalEngine, speakers
 from eko.llm.providers.local_grammar import check_grammar_parses, json_schema_grammar
-from eko.llm.providers.local_prompt import LoadedModel, PromptShape, build_prompt
-from eko.llm.providers.local_stream import LocalStreaming, speakers
 from eko.llm.sanitize import instruction_texts, sanitize_reply
-from eko.llm.types import ChatMessage, Priority, ProviderRequest, ProviderResponse, Usage
+from eko.llm.stream_text import StablePrefix, sanitizer_tail
+from eko.llm.types import ChatMessage, Priority, ProviderRequest, ProviderResponse, StreamItem
 from eko.llm.waiting import arrival, current_listener
 
 __all__ = [
@@ -73,20 +60,13 @@ __all__ = [
 log = structlog.get_logger("eko.llm")
 
 PromptStyleSetting = Literal["auto", "template", "transcript"]
-# Turn-start tokens get this logit bias: never sampled, so a reply can only end its own turn.
-_BANNED = float("-inf")
 # How many times a background generation gives way to people before it runs to the end.
 _MAX_PREEMPTIONS = 3
-# A person's prompt is read in chunks of llama.cpp's own batch (llama-cpp-python's default
-# n_batch): the caller giving up (its deadline) frees the model within one chunk, and a prompt
-# is read in the batches llama.cpp would use by itself, so greedy answers stay the same (other
-# batch sizes change the floating-point sums, and a small model's answer with them).
-_INTERACTIVE_CHUNK = 512
 # How long a call may wait in line before its deadlines count again (EKO_LOCAL_QUEUE_WAIT_S).
 DEFAULT_QUEUE_WAIT_S = 600.0
 
 
-class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
+class LocalLlamaProvider:
     # Every generated token is a forward pass on the CPU: callers with a choice of output
     # contracts ask this provider for the shortest (the orchestrator's compact contract).
     prefers_compact_output = True
@@ -117,30 +97,56 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
     ) -> None:
         bundled_model = get_bundled_model(bundled) if model_path is None else None
         self.name = name
-        self.model = model_path.stem if model_path is not None else bundled
-        self.n_ctx = n_ctx
-        self.n_threads = n_threads or os.cpu_count() or 2
-        self._model_path = model_path
         self.timeout_s = timeout_s
-        self.max_prompt_tokens = max_prompt_tokens
-        self._prompt_cache_bytes = prompt_cache_bytes
-        self._prefill_chunk = prefill_chunk
         self.queue_wait_s = queue_wait_s
-        self._user_label = user_label
         # A bundled model's style is known; a configured file's is read from it ("auto").
         if prompt_style == "auto" and bundled_model is not None:
             prompt_style = bundled_model.prompt_style
         self.prompt_style: PromptStyleSetting = prompt_style
-        self._loader = loader
-        self._grammar_factory = grammar_factory
-        self._template_factory = template_factory
-        self._resolve_default = resolve_default or (
-            lambda: resolve_default_model_path(bundled, models_dir)
+        self.engine = LocalEngine(
+            name=name,
+            model=model_path.stem if model_path is not None else bundled,
+            model_path=model_path,
+            resolve_default=resolve_default
+            or (lambda: resolve_default_model_path(bundled, models_dir)),
+            n_ctx=n_ctx,
+            n_threads=n_threads or os.cpu_count() or 2,
+            max_prompt_tokens=max_prompt_tokens,
+            prompt_cache_bytes=prompt_cache_bytes,
+            prefill_chunk=prefill_chunk,
+            user_label=user_label,
+            prompt_style=prompt_style,
+            loader=loader,
+            grammar_factory=grammar_factory,
+            template_factory=template_factory,
         )
-        self._loaded: LoadedModel | None = None
-        self._grammars: dict[str, Any] = {}
         self._gate = PriorityGate()
         self._executor: ThreadPoolExecutor | None = None
+
+    @property
+    def model(self) -> str:
+        """The model's name: the bundled one's, or the GGUF file's stem once known."""
+        return self.engine.model
+
+    @model.setter
+    def model(self, value: str) -> None:
+        self.engine.model = value
+
+    @property
+    def n_ctx(self) -> int:
+        return self.engine.n_ctx
+
+    @property
+    def n_threads(self) -> int:
+        return self.engine.n_threads
+
+    @property
+    def max_prompt_tokens(self) -> int | None:
+        return self.engine.max_prompt_tokens
+
+    @max_prompt_tokens.setter
+    def max_prompt_tokens(self, value: int | None) -> None:
+        self.engine.max_prompt_tokens = value
 
     @property
     def gate(self) -> PriorityGate:
@@ -149,22 +155,25 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
 
     @property
     def loaded(self) -> bool:
-        return self._loaded is not None
+        return self.engine.loaded is not None
 
     @property
     def model_path(self) -> Path | None:
         """The GGUF file: the configured one, or the bundled one once resolved."""
-        return self._model_path
+        return self.engine.model_path
 
     @property
     def uses_chat_template(self) -> bool | None:
         """True/False once loaded (how this model is prompted); None before."""
-        return None if self._loaded is None else self._loaded.template is not None
+        loaded = self.engine.loaded
+        return None if loaded is None else loaded.template is not None
 
     async def load(self) -> None:
         """Load the model now (doctor, warm-up); otherwise the first generation loads it."""
         async with self._gate.hold("interactive"):
-            await asyncio.get_running_loop().run_in_executor(self._worker(), self._ensure_loaded)
+            await asyncio.get_running_loop().run_in_executor(
+                self._worker(), self.engine.ensure_loaded
+            )
 
     async def generate(self, request: ProviderRequest) -> ProviderResponse:
         """One generation. The timeout counts generation only, not waiting for the model.
@@ -215,7 +224,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         self, request: ProviderRequest, cancel: CancelFlag, *, chunked: bool = False
     ) -> ProviderResponse:
         future = asyncio.get_running_loop().run_in_executor(
-            self._worker(), self._generate_sync, request, cancel, chunked
+            self._worker(), lambda: self.engine.generate(request, cancel, chunked=chunked)
         )
         try:
             if self.timeout_s is None:
@@ -235,7 +244,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         """Read `messages` into the prompt cache (a one-token generation at background
         priority), so later prompts that start the same are read from their first new token.
         False when there is no prompt cache to keep it in."""
-        if self._prompt_cache_bytes <= 0:
+        if self.engine.prompt_cache_bytes <= 0:
             return False
         await self.generate(
             ProviderRequest(
@@ -250,7 +259,7 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
             executor, self._executor = self._executor, None
             if executor is None:
                 return
-            await asyncio.get_running_loop().run_in_executor(executor, self._unload)
+            await asyncio.get_running_loop().run_in_executor(executor, self.engine.unload)
             executor.shutdown(wait=False)
 
     def _worker(self) -> ThreadPoolExecutor:
@@ -262,69 +271,11 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
             )
         return self._executor
 
-    # --- worker thread ---
-
-    def _ensure_loaded(self) -> LoadedModel:
-        if self._loaded is not None:
-            return self._loaded
-        try:
-            path = self._model_path or self._resolve_default()
-        except (OSError, ValueError, RuntimeError, KeyError) as exc:
-            raise ProviderUnavailable(self.name, f"no model file: {exc}") from exc
-        if not path.is_file():
-            raise ProviderUnavailable(self.name, f"model file not found: {path}")
-        try:
-            llama = self._loader(path, self.n_ctx, self.n_threads)
-        except ImportError as exc:
-            raise ProviderUnavailable(self.name, f"llama-cpp-python is not usable: {exc}") from exc
-        except (OSError, ValueError, RuntimeError) as exc:
-            raise ProviderUnavailable(self.name, f"cannot load {path.name}: {exc}") from exc
-        template = None if self.prompt_style == "transcript" else self._template_factory(llama)
-        if template is None and self.prompt_style == "template":
-            log.warning("llm.local.no_chat_template", model=path.stem, fallback="transcript")
-        banned = (
-            control_token_ids(llama, template.stop, ends_generation=ends_generation(llama))
-            if template is not None
-            else frozenset()
-        )
-        if self._prompt_cache_bytes > 0:
-            install_prompt_cache(llama, self._prompt_cache_bytes)
-        self._model_path = path
-        self.model = path.stem
-        self._loaded = LoadedModel(llama=llama, template=template, banned_tokens=banned)
-        return self._loaded
-
-    def _unload(self) -> None:
-        loaded, self._loaded = self._loaded, None
-        close = getattr(loaded.llama, "close", None) if loaded is not None else None
-        if callable(close):
-            close()
-
-    def _grammar(self, schema: dict[str, Any], llama: LlamaLike) -> Any:
-        # Property order is kept: the grammar generates fields in schema order, and a field
-        # meant to be written first (reasoning before a verdict) must stay first.
-        key = json.dumps(schema)
-        grammar = self._grammars.get(key)
-        if grammar is None:
-            try:
-                grammar = self._grammar_factory(key, llama)
-            except Exception as exc:  # the converter asserts and raises as it likes
-                raise InvalidOutput(
-                    self.name, f"schema not supported by the grammar: {exc}"
-                ) from exc
-            self._grammars[key] = grammar
-        return grammar
-
-    def _shape(self) -> PromptShape:
-        return PromptShape(
-            self.name, self.model, self.n_ctx, self.max_prompt_tokens, self._user_label
-        )
-
     def count_prompt_tokens(
         self, messages: Sequence[ChatMessage], *, max_tokens: int
     ) -> int | None:
         """The prompt's length in this model's tokens; None until the model is loaded."""
-        return local_prompt.count(self._loaded, messages, max_tokens, self._shape())
+        return self.engine.count(messages, max_tokens)
 
     async def fit_prompt(
         self, messages: Sequence[ChatMessage], *, max_tokens: int
@@ -334,67 +285,68 @@ class LocalLlamaProvider(LocalStreaming):  # stream(): local_stream.py
         request = ProviderRequest(messages=tuple(messages), max_tokens=max_tokens)
         async with self._gate.hold("background"):
             return await asyncio.get_running_loop().run_in_executor(
-                self._worker(),
-                lambda: local_prompt.fit(self._ensure_loaded(), request, self._shape()),
+                self._worker(), self.engine.fit, request
             )
 
-    def _generate_sync(
-        self, request: ProviderRequest, cancel: CancelFlag, chunked: bool = False
-    ) -> ProviderResponse:
-        loaded = self._ensure_loaded()
-        prompt, template_stop, cut = build_prompt(loaded, request, self._shape())
-        # Fine chunks when someone may be waiting behind a background call; otherwise coarse
-        # ones, so that a caller giving up (its deadline) still frees the model mid-prompt.
-        chunk = self._prefill_chunk if chunked else max(_INTERACTIVE_CHUNK, self._prefill_chunk)
-        if isinstance(prompt, list) and not prefill_in_chunks(
-            loaded.llama, prompt, cancel.is_set, chunk=chunk
-        ):
-            # Someone is waiting, or the caller gave up: stopped between two chunks of the
-            # prompt, nothing generated.
-            cancel.stopped = True
-            return ProviderResponse(text="", usage=Usage(), model=self.model, truncated=True)
-        options: dict[str, Any] = {
-            "max_tokens": request.max_tokens,
-            "temperature": request.temperature,
-            "stopping_criteria": cancel,
-        }
-        if loaded.banned_tokens:
-            options["logit_bias"] = dict.fromkeys(loaded.banned_tokens, _BANNED)
-        if request.json_schema is not None:
-            options["grammar"] = self._grammar(request.json_schema, loaded.llama)
-            # The grammar ends the JSON itself; a turn marker inside a string must not cut it.
-            template_stop = []
-        options["stop"] = list(
-            dict.fromkeys(marker for marker in (*template_stop, *request.stop) if marker)
-        )
-        try:
-            result = loaded.llama.create_completion(prompt, **options)
-        except ValueError as exc:
-            if "exceed context window" in str(exc):
-                raise PromptTooLong(self.name, str(exc)) from exc
-            raise ProviderError(self.name, f"generation failed: {exc}") from exc
-        except RuntimeError as exc:
-            raise ProviderError(self.name, f"generation failed: {exc}") from exc
-        response = replace(to_response(self.name, self.model, result), input_cut=cut)
-        if request.json_schema is not None:
-            return response
-        return self._sanitized(response, request)
+    # --- streaming ---
 
-    def _sanitized(self, response: ProviderResponse, request: ProviderRequest) -> ProviderResponse:
-        clean = sanitize_reply(
-            response.text,
-            assistant_name=request.assistant_name,
-            speakers=speakers(request.messages, self._user_label),
-            prompt_texts=instruction_texts(request.messages, request.quotable),
+    async def stream(self, request: ProviderRequest) -> AsyncGenerator[StreamItem, None]:
+        """One generation handed out as it is produced: display deltas (held back where the
+        sanitizer could still cut), then the very response `generate` would have returned.
+
+        The gate is held until the generation ends, so nothing overlaps it. Closing the
+        iterator early (the caller stopped, or went away) stops llama.cpp at the next token.
+        """
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
+        display = self._stream_display(request)
+        cancel = CancelFlag()
+
+        def on_text(text: str) -> None:  # on the worker thread
+            loop.call_soon_threadsafe(queue.put_nowait, text)
+
+        async with self._turn(request.priority):
+            future = loop.run_in_executor(
+                self._worker(), lambda: self.engine.generate(request, cancel, on_text=on_text)
+            )
+            # Scheduled after every delta the worker sent: the end of the queue.
+            future.add_done_callback(lambda _future: queue.put_nowait(None))
+            deadline = None if self.timeout_s is None else loop.time() + self.timeout_s
+            finished = False
+            try:
+                while (item := await self._next_text(queue, deadline)) is not None:
+                    delta = display.feed(item) if display is not None else item
+                    if delta:
+                        yield delta
+                response = await future
+                finished = True
+                yield response
+            finally:
+                if not finished:
+                    cancel.set()
+                    future.add_done_callback(consume_outcome)
+
+    async def _next_text(
+        self, queue: asyncio.Queue[str | None], deadline: float | None
+    ) -> str | None:
+        if deadline is None:
+            return await queue.get()
+        try:
+            return await asyncio.wait_for(queue.get(), deadline - asyncio.get_running_loop().time())
+        except TimeoutError:
+            raise ProviderTimeout(self.name, f"no answer within {self.timeout_s:g}s") from None
+
+    def _stream_display(self, request: ProviderRequest) -> StablePrefix | None:
+        if request.json_schema is not None:
+            return None  # the grammar shapes JSON: nothing to clean
+        names = speakers(request.messages, self.engine.user_label)
+        prompt_texts = instruction_texts(request.messages, request.quotable)
+        return StablePrefix(
+            clean=lambda raw: sanitize_reply(
+                raw,
+                assistant_name=request.assistant_name,
+                speakers=names,
+                prompt_texts=prompt_texts,
+            ),
+            unsafe_tail=sanitizer_tail(request.assistant_name, names, prompt_texts),
         )
-        if clean == response.text:
-            return response
-        # Counts only: the text is user data.
-        log.info(
-            "llm.local.sanitized",
-            provider=self.name,
-            model=self.model,
-            chars_before=len(response.text),
-            chars_after=len(clean),
-        )
-        return replace(response, text=clean)
