@@ -162,49 +162,28 @@ def to_response(provider: str, model: str, result: Any) -> ProviderResponse:
     )
 
 
-class StreamingLlama:
-    """A llama whose `create_completion` streams: each piece of text goes to `on_text`, and the
-    whole completion is returned in the non-streamed shape (so the generate path is reused)."""
-
-    def __init__(self, llama: LlamaLike, on_text: Callable[[str], None]) -> None:
-        self._llama = llama
-        self._on_text = on_text
-        self.metadata: dict[str, str] = llama.metadata
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._llama, name)
-
-    def create_completion(self, prompt: str | list[int], **kwargs: Any) -> Any:
-        parts: list[str] = []
-        finish_reason: str | None = None
-        for chunk in self._llama.create_completion(prompt, stream=True, **kwargs):
-            choice = chunk["choices"][0]
-            text = choice.get("text") or ""
-            if text:
-                parts.append(text)
-                self._on_text(text)
-            finish_reason = choice.get("finish_reason") or finish_reason
-        prompt_tokens = (
-            len(prompt)
-            if isinstance(prompt, list)
-            else len(self._llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=False))
-        )
-        return {
-            "choices": [{"text": "".join(parts), "finish_reason": finish_reason}],
-            # llama.cpp streams about one token per chunk and reports no usage.
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(parts)},
-        }
-
-    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
-        return self._llama.tokenize(text, add_bos=add_bos, special=special)
-
-    def detokenize(
-        self, tokens: list[int], prev_tokens: list[int] | None = None, special: bool = False
-    ) -> bytes:
-        return self._llama.detokenize(tokens, prev_tokens, special=special)
-
-    def token_eos(self) -> int:
-        return self._llama.token_eos()
-
-    def token_bos(self) -> int:
-        return self._llama.token_bos()
+def streamed_completion(
+    llama: LlamaLike, prompt: str | list[int], on_text: Callable[[str], None], **kwargs: Any
+) -> Any:
+    """`llama.create_completion`, streamed: each piece of text goes to `on_text` as it comes,
+    and the whole completion is returned in the non-streamed shape (so the generate path
+    reads it as it reads any other)."""
+    parts: list[str] = []
+    finish_reason: str | None = None
+    for chunk in llama.create_completion(prompt, stream=True, **kwargs):
+        choice = chunk["choices"][0]
+        text = choice.get("text") or ""
+        if text:
+            parts.append(text)
+            on_text(text)
+        finish_reason = choice.get("finish_reason") or finish_reason
+    prompt_tokens = (
+        len(prompt)
+        if isinstance(prompt, list)
+        else len(llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=False))
+    )
+    return {
+        "choices": [{"text": "".join(parts), "finish_reason": finish_reason}],
+        # llama.cpp streams about one token per chunk and reports no usage.
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(parts)},
+    }

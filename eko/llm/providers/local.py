@@ -19,7 +19,6 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Literal
 
 import structlog
 
@@ -40,7 +39,7 @@ from eko.llm.providers.llama_backend import (
     template_from_llama,
 )
 from eko.llm.providers.llama_prefill import DEFAULT_PREFILL_CHUNK
-from eko.llm.providers.local_engine import LocalEngine, speakers
+from eko.llm.providers.local_engine import LocalEngine, PromptStyleSetting, speakers
 from eko.llm.providers.local_grammar import check_grammar_parses, json_schema_grammar
 from eko.llm.sanitize import instruction_texts, sanitize_reply
 from eko.llm.stream_text import StablePrefix, sanitizer_tail
@@ -59,7 +58,6 @@ __all__ = [
 
 log = structlog.get_logger("eko.llm")
 
-PromptStyleSetting = Literal["auto", "template", "transcript"]
 # How many times a background generation gives way to people before it runs to the end.
 _MAX_PREEMPTIONS = 3
 # How long a call may wait in line before its deadlines count again (EKO_LOCAL_QUEUE_WAIT_S).
@@ -102,7 +100,6 @@ class LocalLlamaProvider:
         # A bundled model's style is known; a configured file's is read from it ("auto").
         if prompt_style == "auto" and bundled_model is not None:
             prompt_style = bundled_model.prompt_style
-        self.prompt_style: PromptStyleSetting = prompt_style
         self.engine = LocalEngine(
             name=name,
             model=model_path.stem if model_path is not None else bundled,
@@ -131,6 +128,11 @@ class LocalLlamaProvider:
     @model.setter
     def model(self, value: str) -> None:
         self.engine.model = value
+
+    @property
+    def prompt_style(self) -> PromptStyleSetting:
+        """How this model is prompted: its chat template, or a completion transcript."""
+        return self.engine.prompt_style
 
     @property
     def n_ctx(self) -> int:

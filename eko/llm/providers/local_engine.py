@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import structlog
 
@@ -24,10 +24,10 @@ from eko.llm.providers.llama_backend import (
     GrammarFactory,
     LlamaLike,
     LlamaLoader,
-    StreamingLlama,
     TemplateFactory,
     ends_generation,
     install_prompt_cache,
+    streamed_completion,
     to_response,
 )
 from eko.llm.providers.llama_prefill import prefill_in_chunks
@@ -36,6 +36,8 @@ from eko.llm.sanitize import instruction_texts, sanitize_reply
 from eko.llm.types import ChatMessage, ProviderRequest, ProviderResponse, Usage
 
 log = structlog.get_logger("eko.llm")
+
+PromptStyleSetting = Literal["auto", "template", "transcript"]
 
 # Turn-start tokens get this logit bias: never sampled, so a reply can only end its own turn.
 _BANNED = float("-inf")
@@ -62,7 +64,7 @@ class LocalEngine:
         prompt_cache_bytes: int,
         prefill_chunk: int,
         user_label: str,
-        prompt_style: str,
+        prompt_style: PromptStyleSetting,
         loader: LlamaLoader,
         grammar_factory: GrammarFactory,
         template_factory: TemplateFactory,
@@ -170,11 +172,13 @@ class LocalEngine:
         options["stop"] = list(
             dict.fromkeys(marker for marker in (*template_stop, *request.stop) if marker)
         )
-        llama: LlamaLike = (
-            loaded.llama if on_text is None else StreamingLlama(loaded.llama, on_text)
-        )
         try:
-            result = llama.create_completion(prompt, **options)
+            result = (
+                loaded.llama.create_completion(prompt, **options)
+                if on_text is None
+                # Streamed: the same generation, each piece of text also handed to `on_text`.
+                else streamed_completion(loaded.llama, prompt, on_text, **options)
+            )
         except ValueError as exc:
             if "exceed context window" in str(exc):
                 raise PromptTooLong(self.name, str(exc)) from exc
