@@ -6,14 +6,17 @@ the database drivers, which the rest of the CLI must not pay for.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
+from collections.abc import Coroutine
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
+from uvicorn.loops.auto import auto_loop_factory
 
-from eko.cli.common import console, fail, load_settings, run
+from eko.cli.common import console, fail, load_settings
 from eko.logging import configure_logging
 from eko_bench import DATA_DIR, LOCOMO_FILE, QQP_FILE
 from eko_bench.data_errors import BenchDataError
@@ -63,12 +66,23 @@ def data_file(given: Path | None, default_name: str, suite: str) -> Path:
     return path
 
 
+T = TypeVar("T")
+
+
+def run_on_server_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a bench on the event loop `eko serve` runs on: uvicorn's own choice (uvloop when it
+    is installed, as uvicorn[standard] installs it). Timings taken on asyncio's default loop
+    would charge the server with a loop it does not use."""
+    with asyncio.Runner(loop_factory=auto_loop_factory()) as runner:
+        return runner.run(coro)
+
+
 def run_suite(module_name: str, **options: Any) -> None:
     suite = module(module_name)
     settings = load_settings()
     configure_logging("WARNING")
     try:
-        run(suite.run(settings=settings, console=console, **options))
+        run_on_server_loop(suite.run(settings=settings, console=console, **options))
     except BenchDataError as exc:
         fail(
             f"bad data file: {exc}",

@@ -182,7 +182,7 @@ class Answerer:
             meta=draft.meta.to_json(),
             dedupe_key=dedupe_key,
             reply_to_id=turn.user_message.id,
-            looked_up=True,  # above or just stored; the look under the room's lock still runs
+            looked_up=True,  # above, or its message just stored (and its outbox lease is ours)
             # One transaction: the reply, the end of what is owed, and its background work.
             in_same_transaction=self._on_reply(turn, draft),
         )
@@ -274,7 +274,11 @@ class Answerer:
                 for stage in self.short_circuits
                 if isinstance(stage, ReadsAhead) and stage.name not in skip
             }
-            user = await session.get(User, turn.user.id, populate_existing=True)
+            user = (
+                turn.user
+                if turn.user_current
+                else await session.get(User, turn.user.id, populate_existing=True)
+            )
             window = turn.recent
             answered = any(
                 getattr(value, "answers", False) is True for value in read_ahead.values()

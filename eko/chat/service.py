@@ -62,6 +62,13 @@ class Exchange:
     answer_pending: bool = False
 
 
+@dataclass(slots=True)
+class _Counted:
+    """The sender as the storing transaction left it, quota counted (its last attempt's)."""
+
+    user: User | None = None
+
+
 class ChatService:
     def __init__(
         self,
@@ -228,6 +235,7 @@ class ChatService:
     ) -> Exchange:
         fingerprint = content_fingerprint(text)
         answers = self.should_answer(room, text)
+        counted = _Counted()
         user_message, created = await message_repo.append_message(
             self._database,
             room_id=room.id,
@@ -244,7 +252,9 @@ class ChatService:
             # The free quota counts messages the assistant answers: a lobby message that does
             # not mention it costs the sender nothing. A message to answer now is owed its
             # answer from the moment it is stored (the outbox row is in the same transaction).
-            in_same_transaction=self._on_store(answers=answers, owed=answers and respond),
+            in_same_transaction=self._on_store(
+                answers=answers, owed=answers and respond, into=counted
+            ),
         )
         if created:
             await self._publish(user_message)
@@ -260,8 +270,16 @@ class ChatService:
         assistant_message = None
         try:
             if respond and answers:
+                # The sender as this message's transaction left it (quota counted): the
+                # answer's paywall and context read it from here, not the database again.
+                sender = counted.user if created else None
                 assistant_message = await self.answerer.answer(
-                    Turn(user=user, room=room, user_message=user_message),
+                    Turn(
+                        user=sender or user,
+                        room=room,
+                        user_message=user_message,
+                        user_current=sender is not None,
+                    ),
                     # Stored just now under a key nobody else has: no answer to it can exist
                     # yet. (A duplicate of a client's key may have answered it first.)
                     just_stored=created and new_key,
@@ -272,13 +290,17 @@ class ChatService:
         pending = respond and answers and assistant_message is None
         return Exchange(user_message, assistant_message, created, answer_pending=pending)
 
-    def _on_store(self, *, answers: bool, owed: bool) -> message_repo.SessionHook | None:
+    def _on_store(
+        self, *, answers: bool, owed: bool, into: _Counted
+    ) -> message_repo.SessionHook | None:
+        """The hook run in the message's own transaction: its quota count (the counted sender
+        kept in `into`) and, when it is answered now, the answer it is owed."""
         if not answers:
             return None
         worker_id, lease_s = self.worker_id, self._lease_s
 
         async def counted_and_owed(session: AsyncSession, message: Message) -> None:
-            await _count_quota(session, message)
+            into.user = await _count_quota(session, message)
             if owed:
                 await outbox.owe(session, message, worker_id=worker_id, lease_s=lease_s)
 
@@ -382,13 +404,18 @@ def content_fingerprint(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-async def _count_quota(session: AsyncSession, message: Message) -> None:
+async def _count_quota(session: AsyncSession, message: Message) -> User | None:
+    """Count the message against its sender's free quota; returns the sender as stored now
+    (None: no sender, or one gone since)."""
     # The free quota counts a user's messages for life; never reset. One UPDATE (no read
-    # first); a sender gone since matches no row, as before.
-    if message.sender_id is not None:
-        await session.execute(
-            update(User)
-            .where(User.id == message.sender_id)
-            .values(free_quota_used=User.free_quota_used + 1)
-            .execution_options(synchronize_session=False)
-        )
+    # first) that returns the whole row, so the answer needs no read of the user either.
+    if message.sender_id is None:
+        return None
+    counted = await session.execute(
+        update(User)
+        .where(User.id == message.sender_id)
+        .values(free_quota_used=User.free_quota_used + 1)
+        .returning(User)
+        .execution_options(synchronize_session=False, populate_existing=True)
+    )
+    return counted.scalar_one_or_none()

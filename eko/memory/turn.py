@@ -25,8 +25,9 @@ class Turn:
     # The turns before the message that the model reads verbatim: read once per message
     # (ChatService, before the writer) and handed to the context loader, memory and the chain.
     recent: RecentWindow | None = None
-    # True once `user` was read again after the message was counted against the quota (with
-    # the recent window, in one session): the stages read its quota from it, not the database.
+    # True once `user` is as stored after the message was counted against the quota (the row
+    # the counting UPDATE returned, or read again since): the stages read its quota from it,
+    # not the database.
     user_current: bool = False
     # What the short-circuit stages read in that same session, by stage name (the memory
     # guard's exact key): no transaction of their own for it.

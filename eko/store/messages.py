@@ -47,9 +47,11 @@ async def append_message(
     If a message with the same dedupe_key exists, it is returned with created=False and nothing
     is written. `in_same_transaction` runs inside the insert's transaction (e.g. a quota count),
     so both happen or neither does. `looked_up`: the caller has just looked the key up and
-    found nothing (no second look before taking the lock; the one under it still runs).
+    found nothing, or holds the only claim to it (a reply under its message's outbox lease).
     `new_key`: the key was made for this call (a fresh random token), so no message can hold
-    it: no look at all, before the lock or under it (a retry after a conflict still looks).
+    it. Either way there is no look, before the lock or under it: the key is unique in the
+    table, so a message stored with it meanwhile fails the insert, and the retry looks and
+    returns that message.
     """
     if not (looked_up or new_key):
         # Fast path for retries and duplicates: they need no lock to find what is stored.
@@ -61,7 +63,7 @@ async def append_message(
         return await _append_with_retries(
             database,
             dedupe_key=dedupe_key,
-            new_key=new_key,
+            look_first=not (looked_up or new_key),
             in_same_transaction=in_same_transaction,
             fields={
                 "room_id": room_id,
@@ -84,14 +86,15 @@ async def _append_with_retries(
     dedupe_key: str,
     in_same_transaction: SessionHook | None,
     fields: dict[str, Any],
-    new_key: bool = False,
+    look_first: bool = True,
 ) -> tuple[Message, bool]:
+    """`look_first`: look the key up before the first insert too (a retry always looks)."""
     room_id = fields["room_id"]
     content = fields["content"]
     for attempt in range(APPEND_ATTEMPTS):
         try:
             async with database.session() as session:
-                if not new_key or attempt > 0:
+                if look_first or attempt > 0:
                     existing = await get_by_dedupe_key(session, dedupe_key=dedupe_key)
                     if existing is not None:
                         return existing, False

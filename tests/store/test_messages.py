@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store import messages as message_repo
 from eko.store import rooms as room_repo
 from eko.store import users as user_repo
 from eko.store.db import Database
+from eko.store.models import Message, User
 
 
 async def _room(database: Database) -> tuple[int, str]:
@@ -63,6 +66,43 @@ async def test_concurrent_duplicates_store_one_row(database: Database) -> None:
     async with database.session() as session:
         stored = await message_repo.list_messages(session, room_id=room_id, limit=100)
     assert len(stored) == 1
+
+
+async def test_a_key_stored_meanwhile_returns_that_message_and_undoes_the_side_effect(
+    database: Database,
+) -> None:
+    """`looked_up`: no look before the insert (a reply under its message's lease). When the key
+    was stored meanwhile anyway, the unique key fails the insert, the retry looks it up and
+    returns that message; the second call's side effect never lands."""
+    user_id, room_id = await _room(database)
+    first, created = await message_repo.append_message(
+        database, room_id=room_id, role="assistant", content="first", dedupe_key="reply:m1"
+    )
+    assert created
+    side_effects: list[str] = []
+
+    async def counted(session: AsyncSession, message: Message) -> None:
+        side_effects.append(message.content)
+        await session.execute(
+            update(User).where(User.id == user_id).values(free_quota_used=User.free_quota_used + 1)
+        )
+
+    again, created = await message_repo.append_message(
+        database,
+        room_id=room_id,
+        role="assistant",
+        content="second",
+        dedupe_key="reply:m1",
+        looked_up=True,
+        in_same_transaction=counted,
+    )
+    assert not created and again.id == first.id and again.content == "first"
+    assert side_effects == []  # the insert failed before it
+    async with database.session() as session:
+        stored = await message_repo.list_messages(session, room_id=room_id, limit=10)
+        user = await session.get(User, user_id)
+    assert [m.content for m in stored] == ["first"]
+    assert user is not None and user.free_quota_used == 0
 
 
 async def test_failed_side_effect_rolls_back_the_message(database: Database) -> None:
