@@ -162,6 +162,45 @@ async def test_postgresql_generic_plans_of_the_search_use_its_indexes(
             assert "on message_fts" in plan and "Seq Scan" not in plan, (statement, plan)
 
 
+async def test_postgresql_searches_never_read_a_pending_list(
+    kit_factory: Callable[..., MemoryKit],
+) -> None:
+    """Migration 0016: a GIN index's pending list (where `fastupdate` parks new entries until
+    VACUUM) was read whole by every search, 6-10 ms at 10,000 turns. New messages' words now
+    go straight into the index: after a bulk insert, nothing is left pending."""
+    kit = kit_factory()
+    if kit.database.dialect != "postgresql":
+        pytest.skip("PostgreSQL's GIN index")
+    alice = await kit.user("Alice")
+    room = await kit.room(alice)
+    async with kit.database.session() as session:
+        await session.execute(
+            insert(Message),
+            [
+                {
+                    "id": uuid.uuid4().hex,
+                    "room_id": room.id,
+                    "seq": seq,
+                    "sender_id": alice.id,
+                    "role": "user",
+                    "type": "message",
+                    "content": f"Day {seq}: the keeper paints {WORDS[seq % len(WORDS)]} again.",
+                    "meta": {},
+                    "char_count": 40,
+                    "char_end": 40 * seq,
+                    "dedupe_key": f"bulk:{room.id}:{seq}",
+                }
+                for seq in range(1, 301)
+            ],
+        )
+    async with kit.database.engine.begin() as conn:
+        # The number of pending pages it merged: none when inserts update the index directly.
+        pending = await conn.scalar(text("SELECT gin_clean_pending_list('message_fts_doc')"))
+    assert pending == 0
+    found, _ = await _search_statements(kit, room.id, "lighthouse seagull")
+    assert found
+
+
 # Enough rows that a plan blind to the LIMIT chose to scan the table (it did from 1,000).
 ROWS = 1_000
 WORDS = ["the lighthouse", "a seagull", "boats", "the harbour", "waves", "nets", "gulls"]
