@@ -60,6 +60,15 @@ class DenseHit:
     score: float
 
 
+@dataclass(frozen=True, slots=True)
+class Look:
+    """What a look for unindexed turns found: those turns, oldest first, and the newest seq it
+    read (None: it read none)."""
+
+    missing: list[Message]
+    newest_seq: int | None
+
+
 class TurnIndex:
     def __init__(
         self,
@@ -151,11 +160,33 @@ class TurnIndex:
         return found[:k]
 
     async def missing(
-        self, session: AsyncSession, *, room_id: str, limit: int | None, before_seq: int | None
+        self,
+        session: AsyncSession,
+        *,
+        room_id: str,
+        limit: int | None,
+        before_seq: int | None,
+        from_seq: int | None = None,
     ) -> list[Message]:
         """The room's messages without a vector, among its newest `limit` (None: all) before
-        `before_seq` — a bounded look whatever the room's length; older gaps are `eko memory
-        reindex`'s."""
+        `before_seq` (and from `from_seq`) — a bounded look whatever the room's length; older
+        gaps are `eko memory reindex`'s."""
+        return (
+            await self.look(
+                session, room_id=room_id, limit=limit, before_seq=before_seq, from_seq=from_seq
+            )
+        ).missing
+
+    async def look(
+        self,
+        session: AsyncSession,
+        *,
+        room_id: str,
+        limit: int | None,
+        before_seq: int | None,
+        from_seq: int | None = None,
+    ) -> Look:
+        """`missing`, with the newest seq the look read."""
         # Each message with the model of its vector, if any: a correlated probe of the
         # (collection, item_id) unique index per message read, in the same statement — never a
         # join a planner could turn into a scan of the room's vectors (PostgreSQL did), and
@@ -166,15 +197,18 @@ class TurnIndex:
             .correlate(Message)
             .scalar_subquery()
         )
-        newest = select(Message.id, model).where(
+        newest = select(Message.id, Message.seq, model).where(
             Message.room_id == room_id, Message.role.in_(("user", "assistant"))
         )
         if before_seq is not None:
             newest = newest.where(Message.seq < before_seq)
+        if from_seq is not None:
+            newest = newest.where(Message.seq >= from_seq)
         if limit is not None:
             newest = newest.order_by(Message.seq.desc()).limit(limit)
-        rows = await session.execute(newest)
-        missing = [item for item, indexed in rows if indexed != self._embedder.name]
+        rows = (await session.execute(newest)).all()
+        newest_seq = max((int(row[1]) for row in rows), default=None)
+        missing = [item for item, _, indexed in rows if indexed != self._embedder.name]
         messages: list[Message] = []
         for start in range(0, len(missing), IN_CHUNK):
             chunk = missing[start : start + IN_CHUNK]
@@ -183,7 +217,7 @@ class TurnIndex:
             )
             messages.extend(found.scalars())
         # At most `limit` rows: sorted here rather than by the database (no temporary sort).
-        return sorted(messages, key=lambda m: m.seq)
+        return Look(sorted(messages, key=lambda m: m.seq), newest_seq)
 
     async def index(self, session: AsyncSession, room_id: str, messages: Sequence[Message]) -> int:
         """Embed `messages` (the empty ones skipped) into the room's vectors, uncommitted;

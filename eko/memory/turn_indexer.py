@@ -13,6 +13,7 @@ Three writers, one lock per room in this process (Database.keyed_locks):
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from time import monotonic
 
@@ -30,6 +31,8 @@ log = structlog.get_logger("eko.memory")
 # A context build's catch-up embeds this many turns at a time, and stops between two once its
 # time is up.
 CATCH_UP_CHUNK = 8
+# Rooms whose looked-at turns this process remembers (the least recently looked at forgotten).
+CHECKED_ROOMS = 10_000
 
 
 def lock_key(room_id: str) -> str:
@@ -42,6 +45,12 @@ class TurnIndexer:
         """`locks`: this process's keyed locks (Database.keyed_locks), one writer per room."""
         self._index = index
         self._locks = locks
+        # Per room, the seq before which the last look (`within`, or an exchange's job in this
+        # process, `catch_up`) left nothing to index: the next `within` starts there, over the
+        # turns since (none when the job ran: no statement at all), instead of probing the
+        # newest turns' vectors again on every message. (A vector deleted by another process
+        # under that mark is left to `eko memory reindex`, as an older gap is.)
+        self._looked_below: OrderedDict[str, int] = OrderedDict()
 
     async def catch_up(
         self,
@@ -61,12 +70,16 @@ class TurnIndexer:
         Another process writing the same turns meanwhile is harmless: vectors are upserted.
         """
         async with self._locks.hold(lock_key(room_id)):
-            missing = await self._index.missing(
+            look = await self._index.look(
                 session, room_id=room_id, limit=limit, before_seq=before_seq
             )
-            indexed = await self._index.index(session, room_id, missing)
+            indexed = await self._index.index(session, room_id, look.missing)
             if indexed:  # nothing written: no round trip to commit nothing
                 await session.commit()
+        if before_seq is None and look.newest_seq is not None:
+            # The room's newest turns, all looked at: a context build's catch-up (`within`)
+            # starts after them.
+            self._looked(room_id, look.newest_seq + 1)
         return indexed
 
     async def within(
@@ -85,16 +98,21 @@ class TurnIndexer:
         key = lock_key(room_id)
         if self._locks.busy(key):
             return 0
+        looked = self._looked_below.get(room_id)
+        if looked is not None and before_seq is not None and looked >= before_seq:
+            return 0  # no turn before `before_seq` came since the last look
         deadline = monotonic() + seconds
         indexed = 0
         async with self._locks.hold(key):
             missing = await self._index.missing(
-                session, room_id=room_id, limit=limit, before_seq=before_seq
+                session, room_id=room_id, limit=limit, before_seq=before_seq, from_seq=looked
             )
             # Newest first: the turns just older than the recent window are the likeliest asked.
             missing.reverse()
+            whole = True
             for start in range(0, len(missing), CATCH_UP_CHUNK):
                 if monotonic() >= deadline:
+                    whole = False
                     break
                 done = await self._index.index(
                     session, room_id, missing[start : start + CATCH_UP_CHUNK]
@@ -102,7 +120,15 @@ class TurnIndexer:
                 if done:
                     await session.commit()
                 indexed += done
+        if whole and before_seq is not None:
+            self._looked(room_id, before_seq)
         return indexed
+
+    def _looked(self, room_id: str, below: int) -> None:
+        self._looked_below[room_id] = max(below, self._looked_below.get(room_id, below))
+        self._looked_below.move_to_end(room_id)
+        while len(self._looked_below) > CHECKED_ROOMS:
+            self._looked_below.popitem(last=False)
 
     async def index_missing(
         self,

@@ -3,9 +3,12 @@ reciprocal rank (both backends; a concept embedder stands in for meaning)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
+from sqlalchemy import event
 
 from eko.embed.base import Kind
 from eko.memory.turn_index import COLLECTION
@@ -140,6 +143,75 @@ async def test_reindex_embeds_a_whole_history_with_progress_and_catch_up_is_boun
         room=room, user=alice, query=current.content, before_seq=current.seq
     )
     assert "watercolours by the lake" in rebuilt.text
+
+
+@contextmanager
+def _statements(kit: MemoryKit) -> Iterator[list[str]]:
+    """The SQL statements run on the kit's database inside the block."""
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        seen.append(statement)
+
+    engine = kit.database.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+async def test_the_catch_up_looks_again_only_at_the_turns_since_its_last_look(
+    kit_factory: Callable[..., MemoryKit],
+) -> None:
+    """A context build's catch-up probes the newest turns' vectors once; the next message's
+    looks only at the turns that came since (a turn missed by its job is still caught)."""
+    embedder = ConceptEmbedder()
+    kit = make_kit(
+        kit_factory(recent_turns=2).database,
+        recent_turns=2,
+        embedder=embedder,
+        memory_recall_catch_up=64,
+        memory_recall_catch_up_s=60,
+    )
+    alice, room, current = await _talk(kit)
+    first = await kit.memory.context.build(
+        room=room, user=alice, query=current.content, before_seq=current.seq
+    )
+    assert first.stats["turns_indexed"] == 10  # everything older than the 2-turn window
+    # Nothing came since: the same look again probes no vector and embeds nothing.
+    calls = len(embedder.calls)
+    with _statements(kit) as statements:
+        again = await kit.memory.context.build(
+            room=room, user=alice, query=current.content, before_seq=current.seq
+        )
+    assert again.stats["turns_indexed"] == 0 and len(embedder.calls) == calls + 1  # the query
+    assert statements and not [s for s in statements if "embeddings.model" in s], statements
+    # Two exchanges later, their turns (no job ran here) are the ones caught up, and recalled.
+    await kit.say(room, "Lovely question.", role="assistant")
+    await kit.say(room, "I also paint portraits of my cat.", user=alice)
+    await kit.say(room, "Nice.", role="assistant")
+    for i in range(2):
+        await kit.say(room, f"More talk {i}.", user=alice)
+        await kit.say(room, f"Sure {i}.", role="assistant")
+    later = await kit.say(room, "Which hobby did I mention last?", user=alice)
+    built = await kit.memory.context.build(
+        room=room, user=alice, query=later.content, before_seq=later.seq
+    )
+    # Seqs 11-18: the old window (11-14, never indexed), the first question and the turns since.
+    assert built.stats["turns_indexed"] == 8
+    assert "portraits of my cat" in built.text
+    # The exchange's job looks at the room's newest turns: the next build's catch-up starts
+    # after them, so it runs no statement at all.
+    async with kit.database.session() as session:
+        assert await kit.memory.context.indexer.catch_up(session, room_id=room.id) == 5
+    following = await kit.say(room, "And my job?", user=alice)
+    with _statements(kit) as statements:
+        last = await kit.memory.context.build(
+            room=room, user=alice, query=following.content, before_seq=following.seq
+        )
+    assert last.stats["turns_indexed"] == 0
+    assert not [s for s in statements if "embeddings.model" in s], statements
 
 
 async def test_an_embedder_failure_leaves_the_words_recall_working(
