@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -103,24 +103,28 @@ async def _append_with_retries(
                     await session.execute(
                         select(Room.id).where(Room.id == room_id).with_for_update()
                     )
+                # The seq and running length follow the room's last message, read by the
+                # INSERT itself: one statement, whose RETURNING is the stored message.
                 last = (
-                    await session.execute(
-                        select(Message.seq, Message.char_end)
-                        .where(Message.room_id == room_id)
-                        .order_by(Message.seq.desc())
-                        .limit(1)
-                    )
-                ).first()
-                seq, char_end = (last[0], last[1]) if last else (0, 0)
-                message = Message(
-                    **{**fields, "created_at": fields["created_at"] or utcnow()},
-                    seq=seq + 1,
-                    char_count=len(content),
-                    char_end=char_end + len(content),
-                    dedupe_key=dedupe_key,
+                    select(Message.seq, Message.char_end)
+                    .where(Message.room_id == room_id)
+                    .order_by(Message.seq.desc())
+                    .limit(1)
+                    .subquery()
                 )
-                session.add(message)
-                await session.flush()
+                stored = await session.scalars(
+                    insert(Message)
+                    .values(
+                        **{**fields, "created_at": fields["created_at"] or utcnow()},
+                        seq=func.coalesce(select(last.c.seq).scalar_subquery(), 0) + 1,
+                        char_count=len(content),
+                        char_end=func.coalesce(select(last.c.char_end).scalar_subquery(), 0)
+                        + len(content),
+                        dedupe_key=dedupe_key,
+                    )
+                    .returning(Message)
+                )
+                message = stored.one()
                 if in_same_transaction is not None:
                     await in_same_transaction(session, message)
             return message, True
