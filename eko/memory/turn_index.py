@@ -159,24 +159,6 @@ class TurnIndex:
         ]
         return found[:k]
 
-    async def missing(
-        self,
-        session: AsyncSession,
-        *,
-        room_id: str,
-        limit: int | None,
-        before_seq: int | None,
-        from_seq: int | None = None,
-    ) -> list[Message]:
-        """The room's messages without a vector, among its newest `limit` (None: all) before
-        `before_seq` (and from `from_seq`) — a bounded look whatever the room's length; older
-        gaps are `eko memory reindex`'s."""
-        return (
-            await self.look(
-                session, room_id=room_id, limit=limit, before_seq=before_seq, from_seq=from_seq
-            )
-        ).missing
-
     async def look(
         self,
         session: AsyncSession,
@@ -186,7 +168,9 @@ class TurnIndex:
         before_seq: int | None,
         from_seq: int | None = None,
     ) -> Look:
-        """`missing`, with the newest seq the look read."""
+        """The room's messages without a vector, among its newest `limit` (None: all) before
+        `before_seq` (and from `from_seq`) — a bounded look whatever the room's length; older
+        gaps are `eko memory reindex`'s — with the newest seq it read."""
         # Each message with the model of its vector, if any: a correlated probe of the
         # (collection, item_id) unique index per message read, in the same statement — never a
         # join a planner could turn into a scan of the room's vectors (PostgreSQL did), and

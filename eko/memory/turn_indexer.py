@@ -104,9 +104,10 @@ class TurnIndexer:
         deadline = monotonic() + seconds
         indexed = 0
         async with self._locks.hold(key):
-            missing = await self._index.missing(
+            look = await self._index.look(
                 session, room_id=room_id, limit=limit, before_seq=before_seq, from_seq=looked
             )
+            missing = look.missing
             # Newest first: the turns just older than the recent window are the likeliest asked.
             missing.reverse()
             whole = True
@@ -143,9 +144,9 @@ class TurnIndexer:
         so a request's catch-up or an exchange's job waits for one batch at most). `progress`
         gets (done, total) after each batch. Returns how many were indexed."""
         async with self._locks.hold(lock_key(room_id)):
-            missing = await self._index.missing(
-                session, room_id=room_id, limit=None, before_seq=None
-            )
+            missing = (
+                await self._index.look(session, room_id=room_id, limit=None, before_seq=None)
+            ).missing
             await session.commit()  # no transaction held between batches
         total, done = len(missing), 0
         if progress is not None:

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import delete, event, func, insert, select, text, update
 
 from eko.store.message_search import search_messages
-from eko.store.models import Message, Room
+from eko.store.models import Message, Room, User
 
 from .conftest import MemoryKit
 from .test_context_scale import _explain
@@ -127,26 +127,7 @@ async def test_postgresql_generic_plans_of_the_search_use_its_indexes(
         pytest.skip("PostgreSQL's plan cache")
     alice = await kit.user("Alice")
     room = await kit.room(alice)
-    async with kit.database.session() as session:  # a room of some size: plans differ then
-        await session.execute(
-            insert(Message),
-            [
-                {
-                    "id": uuid.uuid4().hex,
-                    "room_id": room.id,
-                    "seq": seq,
-                    "sender_id": alice.id,
-                    "role": "user",
-                    "type": "message",
-                    "content": f"Day {seq}: the keeper paints {WORDS[seq % len(WORDS)]} again.",
-                    "meta": {},
-                    "char_count": 40,
-                    "char_end": 40 * seq,
-                    "dedupe_key": f"bulk:{room.id}:{seq}",
-                }
-                for seq in range(1, ROWS + 1)
-            ],
-        )
+    await _bulk_insert(kit, room, alice, ROWS)  # a room of some size: plans differ then
     async with kit.database.engine.begin() as conn:
         await conn.execute(text("ANALYZE message_fts"))
     found, statements = await _search_statements(kit, room.id, "lighthouse seagull")
@@ -173,6 +154,17 @@ async def test_postgresql_searches_never_read_a_pending_list(
         pytest.skip("PostgreSQL's GIN index")
     alice = await kit.user("Alice")
     room = await kit.room(alice)
+    await _bulk_insert(kit, room, alice, 300)
+    async with kit.database.engine.begin() as conn:
+        # The number of pending pages it merged: none when inserts update the index directly.
+        pending = await conn.scalar(text("SELECT gin_clean_pending_list('message_fts_doc')"))
+    assert pending == 0
+    found, _ = await _search_statements(kit, room.id, "lighthouse seagull")
+    assert found
+
+
+async def _bulk_insert(kit: MemoryKit, room: Room, sender: User, rows: int) -> None:
+    """`rows` short turns in one INSERT, as an import or a bench loads them."""
     async with kit.database.session() as session:
         await session.execute(
             insert(Message),
@@ -181,7 +173,7 @@ async def test_postgresql_searches_never_read_a_pending_list(
                     "id": uuid.uuid4().hex,
                     "room_id": room.id,
                     "seq": seq,
-                    "sender_id": alice.id,
+                    "sender_id": sender.id,
                     "role": "user",
                     "type": "message",
                     "content": f"Day {seq}: the keeper paints {WORDS[seq % len(WORDS)]} again.",
@@ -190,15 +182,9 @@ async def test_postgresql_searches_never_read_a_pending_list(
                     "char_end": 40 * seq,
                     "dedupe_key": f"bulk:{room.id}:{seq}",
                 }
-                for seq in range(1, 301)
+                for seq in range(1, rows + 1)
             ],
         )
-    async with kit.database.engine.begin() as conn:
-        # The number of pending pages it merged: none when inserts update the index directly.
-        pending = await conn.scalar(text("SELECT gin_clean_pending_list('message_fts_doc')"))
-    assert pending == 0
-    found, _ = await _search_statements(kit, room.id, "lighthouse seagull")
-    assert found
 
 
 # Enough rows that a plan blind to the LIMIT chose to scan the table (it did from 1,000).
