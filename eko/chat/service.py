@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
-from sqlalchemy import update
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.chat.admission import LocalLine, Overloaded
 from eko.chat.answering import Answerer, reply_dedupe_key
 from eko.chat.pipeline import ShortCircuit, Turn, Writer
+from eko.chat.storing import CountedAndOwed
 from eko.chat.streaming import LiveReplies, LiveReply, current_live, reset_live, with_live
 from eko.config import Settings
 from eko.events.payloads import message_created
@@ -27,7 +26,6 @@ from eko.jobs.after_reply import AfterReplyJobs
 from eko.jobs.queue import JobQueue
 from eko.lobby.mentions import is_mentioned, persona_name
 from eko.memory.recent import RecentReader
-from eko.store import answer_outbox as outbox
 from eko.store import messages as message_repo
 from eko.store.db import Database
 from eko.store.models import Message, Room, User
@@ -60,13 +58,6 @@ class Exchange:
     # The message is stored and owed an answer, but answering it failed for now (the database
     # was busy or unreachable): the recovery loop answers it (eko/chat/recovery.py).
     answer_pending: bool = False
-
-
-@dataclass(slots=True)
-class _Counted:
-    """The sender as the storing transaction left it, quota counted (its last attempt's)."""
-
-    user: User | None = None
 
 
 class ChatService:
@@ -235,7 +226,14 @@ class ChatService:
     ) -> Exchange:
         fingerprint = content_fingerprint(text)
         answers = self.should_answer(room, text)
-        counted = _Counted()
+        # The free quota counts messages the assistant answers: a lobby message that does not
+        # mention it costs the sender nothing. A message to answer now is owed its answer from
+        # the moment it is stored (the outbox row is in the same transaction).
+        on_store = (
+            CountedAndOwed(owed=respond, worker_id=self.worker_id, lease_s=self._lease_s)
+            if answers
+            else None
+        )
         user_message, created = await message_repo.append_message(
             self._database,
             room_id=room.id,
@@ -249,12 +247,7 @@ class ChatService:
                 "content_sha256": fingerprint,
                 **({"route": route} if route else {}),
             },
-            # The free quota counts messages the assistant answers: a lobby message that does
-            # not mention it costs the sender nothing. A message to answer now is owed its
-            # answer from the moment it is stored (the outbox row is in the same transaction).
-            in_same_transaction=self._on_store(
-                answers=answers, owed=answers and respond, into=counted
-            ),
+            in_same_transaction=on_store,
         )
         if created:
             await self._publish(user_message)
@@ -272,7 +265,7 @@ class ChatService:
             if respond and answers:
                 # The sender as this message's transaction left it (quota counted): the
                 # answer's paywall and context read it from here, not the database again.
-                sender = counted.user if created else None
+                sender = on_store.counted if created and on_store is not None else None
                 assistant_message = await self.answerer.answer(
                     Turn(
                         user=sender or user,
@@ -289,22 +282,6 @@ class ChatService:
                 self.live.discard(user_message.id, live)
         pending = respond and answers and assistant_message is None
         return Exchange(user_message, assistant_message, created, answer_pending=pending)
-
-    def _on_store(
-        self, *, answers: bool, owed: bool, into: _Counted
-    ) -> message_repo.SessionHook | None:
-        """The hook run in the message's own transaction: its quota count (the counted sender
-        kept in `into`) and, when it is answered now, the answer it is owed."""
-        if not answers:
-            return None
-        worker_id, lease_s = self.worker_id, self._lease_s
-
-        async def counted_and_owed(session: AsyncSession, message: Message) -> None:
-            into.user = await _count_quota(session, message)
-            if owed:
-                await outbox.owe(session, message, worker_id=worker_id, lease_s=lease_s)
-
-        return counted_and_owed
 
     def should_answer(self, room: Room, text: str) -> bool:
         """A direct room always gets an answer; the lobby only when the assistant is named."""
@@ -402,20 +379,3 @@ def new_worker_id() -> str:
 def content_fingerprint(text: str) -> str:
     """What the idempotency check compares: the stored (validated) content."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-async def _count_quota(session: AsyncSession, message: Message) -> User | None:
-    """Count the message against its sender's free quota; returns the sender as stored now
-    (None: no sender, or one gone since)."""
-    # The free quota counts a user's messages for life; never reset. One UPDATE (no read
-    # first) that returns the whole row, so the answer needs no read of the user either.
-    if message.sender_id is None:
-        return None
-    counted = await session.execute(
-        update(User)
-        .where(User.id == message.sender_id)
-        .values(free_quota_used=User.free_quota_used + 1)
-        .returning(User)
-        .execution_options(synchronize_session=False, populate_existing=True)
-    )
-    return counted.scalar_one_or_none()

@@ -101,19 +101,26 @@ async def test_a_turn_with_no_shared_word_is_recalled_by_meaning(
     assert "watercolours by the lake" in again.text
 
 
+def _catch_up_kit(
+    kit_factory: Callable[..., MemoryKit], embedder: ConceptEmbedder, *, catch_up: int
+) -> MemoryKit:
+    """A kit with a 2-turn recent window whose context builds catch up `catch_up` turns. The
+    count is what these tests bound; the time bound (1 s by default) ran out before the first
+    batch once on a loaded CI run (0 indexed)."""
+    return make_kit(
+        kit_factory(recent_turns=2).database,
+        recent_turns=2,
+        embedder=embedder,
+        memory_recall_catch_up=catch_up,
+        memory_recall_catch_up_s=60,
+    )
+
+
 async def test_reindex_embeds_a_whole_history_with_progress_and_catch_up_is_bounded(
     kit_factory: Callable[..., MemoryKit],
 ) -> None:
     embedder = ConceptEmbedder()
-    kit = make_kit(
-        kit_factory(recent_turns=2).database,
-        recent_turns=2,
-        embedder=embedder,
-        memory_recall_catch_up=4,
-        # The count is the bound tested here; the time bound (1 s by default) ran out before
-        # the first batch once on a loaded CI run (0 indexed).
-        memory_recall_catch_up_s=60,
-    )
+    kit = _catch_up_kit(kit_factory, embedder, catch_up=4)
     alice, room, current = await _talk(kit)
     built = await kit.memory.context.build(
         room=room, user=alice, query=current.content, before_seq=current.seq
@@ -167,13 +174,7 @@ async def test_the_catch_up_looks_again_only_at_the_turns_since_its_last_look(
     """A context build's catch-up probes the newest turns' vectors once; the next message's
     looks only at the turns that came since (a turn missed by its job is still caught)."""
     embedder = ConceptEmbedder()
-    kit = make_kit(
-        kit_factory(recent_turns=2).database,
-        recent_turns=2,
-        embedder=embedder,
-        memory_recall_catch_up=64,
-        memory_recall_catch_up_s=60,
-    )
+    kit = _catch_up_kit(kit_factory, embedder, catch_up=64)
     alice, room, current = await _talk(kit)
     first = await kit.memory.context.build(
         room=room, user=alice, query=current.content, before_seq=current.seq
