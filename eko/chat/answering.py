@@ -182,7 +182,7 @@ class Answerer:
             meta=draft.meta.to_json(),
             dedupe_key=dedupe_key,
             reply_to_id=turn.user_message.id,
-            looked_up=True,  # above, or its message just stored (and its outbox lease is ours)
+            look_first=False,  # looked above, or its message just stored (its lease is ours)
             # One transaction: the reply, the end of what is owed, and its background work.
             in_same_transaction=self._on_reply(turn, draft),
         )

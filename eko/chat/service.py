@@ -241,7 +241,8 @@ class ChatService:
             content=text,
             sender_id=user.id,
             dedupe_key=dedupe_key,
-            new_key=new_key,
+            # Without the client's idempotency key the key is a new random one: no look.
+            look_first=not new_key,
             meta={
                 **(meta or {}),
                 "content_sha256": fingerprint,

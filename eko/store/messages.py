@@ -39,21 +39,19 @@ async def append_message(
     reply_to_id: str | None = None,
     created_at: datetime | None = None,
     in_same_transaction: SessionHook | None = None,
-    looked_up: bool = False,
-    new_key: bool = False,
+    look_first: bool = True,
 ) -> tuple[Message, bool]:
     """Store one message in its own transaction. Returns (message, created).
 
     If a message with the same dedupe_key exists, it is returned with created=False and nothing
     is written. `in_same_transaction` runs inside the insert's transaction (e.g. a quota count),
-    so both happen or neither does. `looked_up`: the caller has just looked the key up and
-    found nothing, or holds the only claim to it (a reply under its message's outbox lease).
-    `new_key`: the key was made for this call (a fresh random token), so no message can hold
-    it. Either way there is no look, before the lock or under it: the key is unique in the
+    so both happen or neither does. `look_first=False`: no message is expected to hold the key
+    (a fresh random token; or a reply whose caller has just looked, or holds its message's
+    outbox lease), so there is no look, before the lock or under it: the key is unique in the
     table, so a message stored with it meanwhile fails the insert, and the retry looks and
     returns that message.
     """
-    if not (looked_up or new_key):
+    if look_first:
         # Fast path for retries and duplicates: they need no lock to find what is stored.
         async with database.session() as session:
             existing = await get_by_dedupe_key(session, dedupe_key=dedupe_key)
@@ -63,7 +61,7 @@ async def append_message(
         return await _append_with_retries(
             database,
             dedupe_key=dedupe_key,
-            look_first=not (looked_up or new_key),
+            look_first=look_first,
             in_same_transaction=in_same_transaction,
             fields={
                 "room_id": room_id,

@@ -71,9 +71,9 @@ async def test_concurrent_duplicates_store_one_row(database: Database) -> None:
 async def test_a_key_stored_meanwhile_returns_that_message_and_undoes_the_side_effect(
     database: Database,
 ) -> None:
-    """`looked_up`: no look before the insert (a reply under its message's lease). When the key
-    was stored meanwhile anyway, the unique key fails the insert, the retry looks it up and
-    returns that message; the second call's side effect never lands."""
+    """`look_first=False`: no look before the insert (a reply under its message's lease).
+    When the key was stored meanwhile anyway, the unique key fails the insert, the retry looks
+    it up and returns that message; the second call's side effect never lands."""
     user_id, room_id = await _room(database)
     first, created = await message_repo.append_message(
         database, room_id=room_id, role="assistant", content="first", dedupe_key="reply:m1"
@@ -93,7 +93,7 @@ async def test_a_key_stored_meanwhile_returns_that_message_and_undoes_the_side_e
         role="assistant",
         content="second",
         dedupe_key="reply:m1",
-        looked_up=True,
+        look_first=False,
         in_same_transaction=counted,
     )
     assert not created and again.id == first.id and again.content == "first"
