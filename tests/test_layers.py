@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.parsed_apart import parsed_apart
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # Top to bottom. A module belongs to the longest unit that prefixes its name; a unit may import
@@ -76,10 +78,10 @@ def find_modules(root: Path) -> dict[str, Module]:
     return modules
 
 
-def imported(module: Module, modules: Mapping[str, Module]) -> Iterator[str]:
-    """The eko modules `module` imports (a name imported from a package: the package, unless
-    the name is a module of it)."""
-    for node in ast.walk(ast.parse(module.path.read_text(encoding="utf-8"))):
+def imported(module: Module, tree: ast.Module, modules: Mapping[str, Module]) -> Iterator[str]:
+    """The eko modules `module` (parsed: `tree`) imports (a name imported from a package: the
+    package, unless the name is a module of it)."""
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -113,10 +115,11 @@ def rank_of(name: str) -> int:
 
 def import_graph(root: Path) -> set[tuple[str, str]]:
     modules = find_modules(root)
+    trees = parsed_apart(module.path for module in modules.values())
     return {
         (module.name, target)
         for module in modules.values()
-        for target in imported(module, modules)
+        for target in imported(module, trees[module.path], modules)
         if target != module.name
     }
 

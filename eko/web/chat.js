@@ -57,12 +57,13 @@ export function createChatStore(ctx, { onStored = () => {}, onSource = () => {} 
     return state.loaded;
   }
 
-  // Streams one exchange into `state`: handlers update the placeholder `placeholderId`.
-  async function stream(state, path, body, placeholderId, { onUserMessage } = {}) {
+  // Streams one exchange into `state`: handlers update the placeholder `exchange.placeholderId`.
+  async function stream(state, exchange, path, body, { onUserMessage } = {}) {
+    const { placeholderId } = exchange;
     let done = false;
     await ctx.apiStream(path, body, {
       message(stored) {
-        state.streaming.userMessageId = stored.id;
+        exchange.userMessageId = stored.id;
         onUserMessage?.(stored);
         state.emit({ type: "streaming" });
       },
@@ -86,6 +87,8 @@ export function createChatStore(ctx, { onStored = () => {}, onSource = () => {} 
         if (message) state.put(placeholderId, { ...message, source, state: "done" });
         else state.remove(placeholderId);
         onSource(source, state.id);
+        // The reply is shown whole: the next message may go now, not when the stream closes.
+        release(state, exchange);
       },
     });
     return done;
@@ -98,14 +101,15 @@ export function createChatStore(ctx, { onStored = () => {}, onSource = () => {} 
     const ownId = `local-${clientId}`;
     const placeholderId = `reply-${clientId}`;
     state.put(ownId, { id: ownId, role: "user", content, state: "pending" });
-    state.streaming = { userMessageId: null, placeholderId };
+    const exchange = { userMessageId: null, placeholderId };
+    state.streaming = exchange;
     state.put(placeholderId, { id: placeholderId, role: "assistant", content: "", state: "streaming" });
     try {
       const done = await stream(
         state,
+        exchange,
         `/v1/rooms/${encodeURIComponent(roomId)}/messages`,
         { content, client_message_id: clientId },
-        placeholderId,
         {
           onUserMessage: (stored) => {
             state.put(ownId, { ...stored, state: "done" });
@@ -115,7 +119,7 @@ export function createChatStore(ctx, { onStored = () => {}, onSource = () => {} 
       );
       if (!done) await reloadAfterFailure(state, placeholderId);
     } catch (error) {
-      if (state.streaming.userMessageId) {
+      if (exchange.userMessageId) {
         // Stored, then the stream broke (network): the server still answers; show what it has.
         reloadAfterFailure(state, placeholderId).catch(() => {});
       } else {
@@ -125,9 +129,15 @@ export function createChatStore(ctx, { onStored = () => {}, onSource = () => {} 
       }
       if (!(error instanceof ApiError)) throw error;
     } finally {
-      state.streaming = null;
-      state.emit({ type: "streaming" });
+      release(state, exchange);
     }
+  }
+
+  // The exchange is over: the composer sends again (unless a newer exchange already began).
+  function release(state, exchange) {
+    if (state.streaming !== exchange) return;
+    state.streaming = null;
+    state.emit({ type: "streaming" });
   }
 
   // A stream that ended without `done` (failed answer): the stored state is the truth.
@@ -142,7 +152,8 @@ export function createChatStore(ctx, { onStored = () => {}, onSource = () => {} 
   async function rewrite(roomId, reply, edit) {
     const state = room(roomId);
     if (state.streaming) return;
-    state.streaming = { userMessageId: reply.reply_to_id, placeholderId: reply.id };
+    const exchange = { userMessageId: reply.reply_to_id, placeholderId: reply.id };
+    state.streaming = exchange;
     const mine = edit && state.find(reply.reply_to_id);
     if (mine) state.put(mine.id, { ...mine, content: edit, state: "pending" });
     state.put(reply.id, { ...reply, content: "", state: "streaming", version: undefined });
@@ -150,7 +161,7 @@ export function createChatStore(ctx, { onStored = () => {}, onSource = () => {} 
       const messages = `/v1/rooms/${encodeURIComponent(roomId)}/messages`;
       const base = `${messages}/${encodeURIComponent(reply.id)}`;
       const path = edit ? `${messages}/${encodeURIComponent(reply.reply_to_id)}/edit` : `${base}/regenerate`;
-      const done = await stream(state, path, edit ? { content: edit } : undefined, reply.id, {
+      const done = await stream(state, exchange, path, edit ? { content: edit } : undefined, {
         onUserMessage: (stored) => edit && state.put(stored.id, { ...stored, state: "done" }),
       });
       if (!done) await reloadAfterFailure(state, reply.id);
@@ -165,8 +176,7 @@ export function createChatStore(ctx, { onStored = () => {}, onSource = () => {} 
       state.put(reply.id, { ...reply, state: "failed", error: messageOf(error) });
       if (!(error instanceof ApiError)) throw error;
     } finally {
-      state.streaming = null;
-      state.emit({ type: "streaming" });
+      release(state, exchange);
     }
   }
 

@@ -16,15 +16,17 @@ from typer.testing import CliRunner
 
 from eko.cli import app
 from eko.cli import bench as bench_entry
+from tests.parsed_apart import parsed_apart
 
 EKO = Path(bench_entry.__file__).resolve().parent.parent
 ENTRY = EKO / "cli" / "bench.py"
 
 
-def _names_imported(path: Path) -> set[str]:
-    """Modules a file imports: import statements, and importlib.import_module("…") literals."""
+def _names_imported(tree: ast.Module) -> set[str]:
+    """Modules a file (parsed: `tree`) imports: import statements, and
+    importlib.import_module("…") literals."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -47,16 +49,17 @@ def _is_bench(name: str) -> bool:
 
 
 def test_no_module_of_the_server_imports_the_benchmarks() -> None:
+    trees = parsed_apart(sorted(EKO.rglob("*.py")))
     offenders = {
-        str(path.relative_to(EKO.parent)): sorted(filter(_is_bench, _names_imported(path)))
-        for path in sorted(EKO.rglob("*.py"))
+        str(path.relative_to(EKO.parent)): sorted(filter(_is_bench, _names_imported(tree)))
+        for path, tree in trees.items()
         if path != ENTRY
     }
     assert {path: names for path, names in offenders.items() if names} == {}
     assert not (EKO / "bench").exists()
     # The entry imports exactly the benchmarks' CLI, and lazily (inside a function).
-    assert _names_imported(ENTRY) & {"eko_bench", "eko_bench.cli"} == {"eko_bench.cli"}
-    tree = ast.parse(ENTRY.read_text(encoding="utf-8"))
+    tree = trees[ENTRY]
+    assert _names_imported(tree) & {"eko_bench", "eko_bench.cli"} == {"eko_bench.cli"}
     top_level = {
         alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names
     } | {node.module for node in tree.body if isinstance(node, ast.ImportFrom) and node.module}
