@@ -33,6 +33,7 @@ from eko.guard.rules import codes_swapped, is_deictic, order_swapped
 from eko.guard.rules_align import direction_reversed, initials_differ, spelled_numbers
 from eko.guard.rules_content import LEXICON, Lexicon, unaligned
 from eko.guard.rules_frames import FRAME_RULES, frame_failures
+from eko.guard.rules_mood import moods_differ
 from eko.guard.rules_words import counts_differ, kinds_differ, opposites
 
 # Markers of a negated question, in English and French (after fold_words: "n't" -> "not",
@@ -65,7 +66,7 @@ class CheckResult:
 # Every rule, in the order they run; the verifier's string rules come from eko/guard/rules.py.
 RULES = (
     "negation", "numbers", "names", "deictic", "codes", "order", "kind", "opposites", "counts",
-    *FRAME_RULES, "initials", "direction", "content",
+    *FRAME_RULES, "mood", "initials", "direction", "content",
 )  # fmt: skip
 # The rules before the verifier (issue 17), for the benchmark's comparison.
 BASE_RULES = ("negation", "numbers", "names")
@@ -144,6 +145,11 @@ def false_hit_check(
     frames = frame_failures(question, stored, rules, already=failed)  # rules_frames.py
     failed += frames
     details.update(frames)
+    # rules_mood.py: a past fact, a prediction, an opinion or a wish.
+    moods = moods_differ(question, stored) if "mood" in rules else None
+    if moods is not None:
+        failed.append("mood")
+        details["mood"] = {"question": moods[0], "stored": moods[1]}
     # rules_align.py: initials of another person, a direction reversed.
     initials = initials_differ(question, stored) if "initials" in rules else None
     if initials is not None:
