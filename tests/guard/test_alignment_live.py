@@ -19,6 +19,8 @@ ENTRIES = {
     "Le riz complet est-il bon pour la santé ?": "Oui, il garde ses fibres.",
     "How do I learn Kotlin?": "Start with the official Kotlin Koans.",
     "Comment apprendre le Kotlin ?": "Commencez par les Kotlin Koans.",
+    "Will Kotlin replace Java?": "Not soon: most Android code still mixes both.",
+    "Le Kotlin va-t-il remplacer Java ?": "Pas de sitôt : beaucoup de code mêle les deux.",
 }
 # (asked, the entry it must not get, the rule that refuses it)
 TRAPS = [
@@ -41,6 +43,9 @@ TRAPS = [
         "Le riz complet est-il bon pour la santé ?",
         "opposites",
     ),
+    # A past fact or an opinion against a prediction (rules_mood.py).
+    ("Did Kotlin replace Java?", "Will Kotlin replace Java?", "mood"),
+    ("Le Kotlin devrait-il remplacer Java ?", "Le Kotlin va-t-il remplacer Java ?", "mood"),
 ]
 PARAPHRASES = [
     ("Is red wine good for your health?", "Is red wine healthy?"),
@@ -50,6 +55,7 @@ PARAPHRASES = [
         "Le riz complet est-il bon pour la santé ?",
     ),
     ("What is the best way to learn Kotlin?", "How do I learn Kotlin?"),
+    ("Is Kotlin going to replace Java?", "Will Kotlin replace Java?"),
 ]
 
 
