@@ -11,9 +11,12 @@ verb moves: "Le Canada devrait-il …", "Est-ce que Netflix a annulé …"). Pre
 default; a question with no marker says nothing. Moods that can share an answer pass: present
 and future ("What happens / will happen if …"), present and past ("How did you / do I lose
 weight?"), a wish and anything but the past ("Would it be possible / Is it possible …").
-Advice against a present fact fails only when neither side asks about the asker ("Should I
-…?" is "Do I need to …?"), the fact is not impersonal ("Is it worth …?") and asks no opinion
-("What do you think of …?").
+Ability ("Can men wear makeup?") passes with all. Advice against a present fact fails only when
+neither side asks about the asker or anyone in their place ("Should I …?" is "Do I need to
+…?", "How long should you boil …?" is "How long do you boil …?"), neither is impersonal ("Is
+it worth …?", "What should be done …?") and the fact asks no opinion nor evaluation ("What do
+you think of …?", "How much sleep is best …?"). A leading condition is skipped: "If you were
+president, what would you do?" is a wish.
 
 Chosen on the dev families and the QQP dev split only (docs/benchmarks.md).
 """
@@ -27,7 +30,7 @@ from typing import Literal
 from eko.guard.language import detect_language
 from eko.guard.rules_frames import is_yes_no
 
-Mood = Literal["present", "past", "future", "advice", "wish"]
+Mood = Literal["present", "ability", "past", "future", "advice", "wish"]
 
 # Pairs of moods whose answers differ.
 _CONFLICTS = frozenset(
@@ -42,8 +45,8 @@ _WORD = re.compile(r"[^\W\d_]+")
 _EN_AUXILIARIES: dict[str, Mood] = {
     "do": "present", "does": "present", "don": "present", "doesn": "present",
     "is": "present", "are": "present", "am": "present", "isn": "present", "aren": "present",
-    "can": "present", "could": "present", "may": "present", "might": "present",
-    "must": "present", "couldn": "present",
+    "can": "ability", "could": "ability", "may": "ability", "might": "ability",
+    "couldn": "ability", "must": "advice", "mustn": "advice",
     "did": "past", "didn": "past", "was": "past", "were": "past", "wasn": "past",
     "weren": "past", "has": "past", "have": "past", "had": "past", "hasn": "past",
     "haven": "past",
@@ -53,11 +56,23 @@ _EN_AUXILIARIES: dict[str, Mood] = {
 }  # fmt: skip
 # How far into an English question its main auxiliary may stand ("In what year did …").
 _EN_REACH = 4
-_FIRST_PERSON = frozenset({"i", "we", "one", "je", "j", "nous", "on"})
-# A present question that asks an opinion asks what an advice question asks ("What do you
-# think of …?" / "Should …?").
-_OPINION = frozenset({"think", "opinion", "opinions", "views", "pensez", "penses", "avis"})
+# The asker, or anyone in their place ("How long should you boil crab legs?").
+_ASKER = frozenset({"i", "we", "one", "you", "je", "j", "nous", "on", "tu", "vous"})
+# A present question that asks an opinion or an evaluation asks what an advice question asks
+# ("What do you think of …?", "How much sleep is best …?" / "Should …?").
+_EVALUATIVE = frozenset(
+    {
+        "think", "opinion", "opinions", "views", "best", "better", "ideal", "ideally",
+        "recommended", "advisable", "wise", "worth", "preferable", "pensez", "penses",
+        "avis", "meilleur", "meilleure", "mieux", "conseillé", "recommandé",
+    }
+)  # fmt: skip
+# A leading condition is not the main clause: "If you were president, what would you do?"
+_CONDITION = re.compile(r"^\s*(?:if|when|suppose|supposing|imagine|si|quand)\b[^,]*,\s*", re.I)
 
+_FR_ABILITY = frozenset(
+    {"peut", "peux", "puis", "pouvons", "pouvez", "peuvent", "pourrait", "pourrais", "pourraient"}
+)
 _FR_ADVICE = frozenset(
     {
         "devrait", "devrais", "devraient", "devrions", "devriez", "doit", "dois", "doivent",
@@ -115,7 +130,7 @@ def _english_mood(words: list[str]) -> tuple[Mood, int] | None:
             return None  # "won" the verb
         if mood == "present" and "going" in after and "to" in after:
             return "future", index  # "Is Netflix going to …"
-        if word == "shall" and after[:1] and after[0] in _FIRST_PERSON:
+        if word == "shall" and after[:1] and after[0] in _ASKER:
             return "advice", index  # "Shall I …?"
         return mood, index
     return None
@@ -132,6 +147,8 @@ def _french_mood(text: str, words: list[str]) -> Mood | None:
     """The first French marker: advice, the near or simple future, a compound past, or the
     conditional; else present for a yes/no question ("Les chats mangent-ils …?")."""
     for index, word in enumerate(words):
+        if word in _FR_ABILITY:
+            return "ability"
         if word in _FR_ADVICE:
             return "advice"
         if word in _FR_FUTURES:
@@ -162,8 +179,13 @@ def _french_mood(text: str, words: list[str]) -> Mood | None:
     return "present" if is_yes_no(text) else None
 
 
+def _main_clause(text: str) -> str:
+    return _CONDITION.sub("", text, count=1)
+
+
 def mood(text: str) -> Mood | None:
     """The question's time and mood, or None when nothing marks it."""
+    text = _main_clause(text)
     words = _words(text)
     language = detect_language(text)
     if language == "fr":
@@ -172,18 +194,26 @@ def mood(text: str) -> Mood | None:
     return found[0] if found is not None else None
 
 
-def _asks_about_asker(words: list[str]) -> bool:
-    return bool(_FIRST_PERSON & set(words))
-
-
 def _impersonal(words: list[str]) -> bool:
-    """ "Is it worth …?", "Is there …?", "Est-il bon de …?", "Vaut-il mieux …?"."""
+    """ "Is it worth …?", "Is there …?", "What should be done …?", "Est-il bon de …?",
+    "Vaut-il mieux …?", "Que doit-on …" (on: the asker)."""
     found = _english_mood(words)
     if found is not None:
         _, index = found
-        return words[index + 1 : index + 2] in (["it"], ["there"])
+        return words[index + 1 : index + 2] in (["it"], ["there"], ["be"])
     pairs = set(pairwise(words))
     return bool(pairs & {("est", "il"), ("vaut", "il"), ("c", "est"), ("serait", "il")})
+
+
+def _advice_may_answer(present: list[str], advice: list[str]) -> bool:
+    """Whether an advice question and a present one may share an answer: one asks about the
+    asker, either is impersonal, or the present one asks an opinion or an evaluation."""
+    return bool(
+        _ASKER & (set(present) | set(advice))
+        or _impersonal(present)
+        or _impersonal(advice)
+        or _EVALUATIVE & set(present)
+    )
 
 
 def moods_differ(question: str, stored: str) -> tuple[Mood, Mood] | None:
@@ -194,9 +224,8 @@ def moods_differ(question: str, stored: str) -> tuple[Mood, Mood] | None:
     if frozenset((asked, kept)) in _CONFLICTS:
         return asked, kept
     if {asked, kept} == {"present", "advice"}:
-        words_q, words_s = _words(question), _words(stored)
-        present = words_q if asked == "present" else words_s
-        about_asker = _asks_about_asker(words_q) or _asks_about_asker(words_s)
-        if not (about_asker or _impersonal(present) or _OPINION & set(present)):
+        words_q, words_s = _words(_main_clause(question)), _words(_main_clause(stored))
+        present, advice = (words_q, words_s) if asked == "present" else (words_s, words_q)
+        if not _advice_may_answer(present, advice):
             return asked, kept
     return None

@@ -71,7 +71,17 @@ def test_a_fact_a_prediction_an_opinion_and_a_wish_are_not_served_for_each_other
         ("Should I learn Rust?", "Do I need to learn Rust?"),
         ("Should I buy a Tesla?", "Is it worth buying a Tesla?"),
         ("What do you think of Tesla's new car?", "Should Tesla sell its new car?"),
+        ("How long should you steep green tea?", "How long do you steep green tea?"),
+        ("What should be done to stop procrastinating?", "How can someone stop procrastinating?"),
+        ("How much water is best for a runner?", "How much water should runners drink?"),
+        # Ability passes with advice; a leading condition is not the main clause.
+        ("Should men wear earrings?", "Can men wear earrings?"),
+        (
+            "What would you change first if you were made mayor of Paris?",
+            "If you were mayor of Paris, what is the first thing you would change?",
+        ),
         ("Devrais-je apprendre le Rust ?", "Dois-je apprendre le Rust ?"),
+        ("Si tu étais maire, que changerais-tu ?", "Que changerais-tu si tu devenais maire ?"),
         ("Va-t-il neiger à Lyon ?", "Est-ce qu'il va neiger à Lyon ?"),
     ],
 )
