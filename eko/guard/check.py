@@ -33,7 +33,7 @@ from eko.guard.rules import codes_swapped, is_deictic, order_swapped
 from eko.guard.rules_align import direction_reversed, initials_differ, spelled_numbers
 from eko.guard.rules_content import LEXICON, Lexicon, unaligned
 from eko.guard.rules_frames import FRAME_RULES, frame_failures
-from eko.guard.rules_mood import moods_differ
+from eko.guard.rules_mood import manner_against_fact, moods_differ
 from eko.guard.rules_words import counts_differ, kinds_differ, opposites
 
 # Markers of a negated question, in English and French (after fold_words: "n't" -> "not",
@@ -150,6 +150,16 @@ def false_hit_check(
     if moods is not None:
         failed.append("mood")
         details["mood"] = {"question": moods[0], "stored": moods[1]}
+    # rules_mood.py: "How does X work?" against "Does X work?" (the frame rule above reads a
+    # yes/no against the definite kinds).
+    manner = (
+        manner_against_fact(question, stored)
+        if "yesno" in rules and "yesno" not in failed
+        else None
+    )
+    if manner is not None:
+        failed.append("yesno")
+        details["yesno"] = manner
     # rules_align.py: initials of another person, a direction reversed.
     initials = initials_differ(question, stored) if "initials" in rules else None
     if initials is not None:

@@ -18,6 +18,9 @@ it worth …?", "What should be done …?") and the fact asks no opinion nor eva
 you think of …?", "How much sleep is best …?"). A leading condition is skipped: "If you were
 president, what would you do?" is a wish.
 
+The same reading tells a manner from a fact: "How does homeopathy work?" asks the way, "Does
+homeopathy work?" whether it does (`manner_against_fact`, reported as "yesno").
+
 Chosen on the dev families and the QQP dev split only (docs/benchmarks.md).
 """
 
@@ -28,7 +31,9 @@ from itertools import pairwise
 from typing import Literal
 
 from eko.guard.language import detect_language
+from eko.guard.normalize import fold_words
 from eko.guard.rules_frames import is_yes_no
+from eko.guard.rules_manner import asks_manner
 
 Mood = Literal["present", "ability", "past", "future", "advice", "wish"]
 
@@ -228,4 +233,39 @@ def moods_differ(question: str, stored: str) -> tuple[Mood, Mood] | None:
         present, advice = (words_q, words_s) if asked == "present" else (words_s, words_q)
         if not _advice_may_answer(present, advice):
             return asked, kept
+    return None
+
+
+# A yes/no question that asks whether there is a way asks how ("Is there a way to …?", "Y
+# a-t-il un moyen de …?"); a "how" that asks how one knows asks whether ("How do I know if I
+# have the flu?" / "Do I have the flu?").
+_A_WAY = frozenset({"way", "ways", "possible", "moyen", "moyens", "facon", "possibilite"})
+_KNOWING = frozenset({"know", "knows", "savoir", "sait", "sais"})
+# Either side comparing ("Is X the same as Y?" / "How are X and Y different?"), or the yes/no
+# side asking how as well ("… If so, how?"): both ask the same thing.
+_COMPARING = frozenset(
+    {
+        "same", "different", "difference", "differ", "compare", "versus", "vs", "meme",
+        "differents", "differente", "comparer",
+    }
+)  # fmt: skip
+
+
+def manner_against_fact(question: str, stored: str) -> tuple[list[str], list[str]] | None:
+    """One side asks how ("How does homeopathy work?"), the other whether, as a present fact
+    ("Does homeopathy work?"): the way against a yes or a no. Not against ability ("Can I
+    learn guitar alone?" / "How can I …?"), a prediction, or a question whether there is a
+    way."""
+    for asked, other, flip in ((question, stored, False), (stored, question, True)):
+        if not asks_manner(asked) or asks_manner(other) or mood(asked) not in (None, "present"):
+            continue  # "How can green tea help …?" asks about an ability
+        main = _main_clause(other)
+        if mood(main) != "present" or not is_yes_no(main):
+            continue
+        yes_no, manner = set(fold_words(other)), set(fold_words(asked))
+        if _A_WAY & yes_no or {"how", "comment"} & yes_no or _KNOWING & manner:
+            continue
+        if _COMPARING & (yes_no | manner):
+            continue
+        return (["yes/no"], ["how"]) if flip else (["how"], ["yes/no"])
     return None

@@ -21,6 +21,7 @@ ENTRIES = {
     "Comment apprendre le Kotlin ?": "Commencez par les Kotlin Koans.",
     "Will Kotlin replace Java?": "Not soon: most Android code still mixes both.",
     "Le Kotlin va-t-il remplacer Java ?": "Pas de sitôt : beaucoup de code mêle les deux.",
+    "How does garbage collection work in Kotlin?": "The JVM's collector does it.",
 }
 # (asked, the entry it must not get, the rule that refuses it)
 TRAPS = [
@@ -46,6 +47,12 @@ TRAPS = [
     # A past fact or an opinion against a prediction (rules_mood.py).
     ("Did Kotlin replace Java?", "Will Kotlin replace Java?", "mood"),
     ("Le Kotlin devrait-il remplacer Java ?", "Le Kotlin va-t-il remplacer Java ?", "mood"),
+    # Whether against how (rules_mood.manner_against_fact).
+    (
+        "Does garbage collection work in Kotlin?",
+        "How does garbage collection work in Kotlin?",
+        "yesno",
+    ),
 ]
 PARAPHRASES = [
     ("Is red wine good for your health?", "Is red wine healthy?"),

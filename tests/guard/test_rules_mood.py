@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from eko.guard.check import false_hit_check
-from eko.guard.rules_mood import mood, moods_differ
+from eko.guard.rules_mood import manner_against_fact, mood, moods_differ
 
 
 @pytest.mark.parametrize(
@@ -88,3 +88,44 @@ def test_a_fact_a_prediction_an_opinion_and_a_wish_are_not_served_for_each_other
 def test_moods_that_share_an_answer_pass(question: str, stored: str) -> None:
     assert moods_differ(question, stored) is None
     assert moods_differ(stored, question) is None
+
+
+@pytest.mark.parametrize(
+    ("manner", "fact"),
+    [
+        ("How does reflexology work?", "Does reflexology work?"),
+        ("How is tourism changing Venice?", "Is tourism changing Venice?"),
+        ("How do owls see at night?", "Do owls see at night?"),
+        ("Comment fonctionne la réflexologie ?", "La réflexologie fonctionne-t-elle ?"),
+        ("Comment le tourisme change-t-il Venise ?", "Est-ce que le tourisme change Venise ?"),
+    ],
+)
+def test_a_manner_is_not_served_for_a_yes_no_fact(manner: str, fact: str) -> None:
+    assert manner_against_fact(manner, fact) == (["how"], ["yes/no"])
+    assert manner_against_fact(fact, manner) == (["yes/no"], ["how"])
+    assert "yesno" in false_hit_check(fact, manner).failed
+
+
+@pytest.mark.parametrize(
+    ("manner", "other"),
+    [
+        # Ability, a prediction, a way asked for, how one knows, a comparison.
+        ("How can I learn the violin alone?", "Can I learn the violin alone?"),
+        ("How can green tea help me lose weight?", "Does green tea help me lose weight?"),
+        ("How will robots change farming?", "Will robots change farming?"),
+        ("How do I fix a leaking tap?", "Is there a way to fix a leaking tap?"),
+        (
+            "Comment réparer un robinet qui fuit ?",
+            "Y a-t-il un moyen de réparer un robinet qui fuit ?",
+        ),
+        ("How do I know if I have the flu?", "Do I have the flu?"),
+        (
+            "How are baking soda and baking powder different?",
+            "Is baking soda the same as baking powder?",
+        ),
+        ("How do antibiotics work?", "Do antibiotics work on viruses? If so, how?"),
+    ],
+)
+def test_a_manner_passes_with_what_asks_the_same(manner: str, other: str) -> None:
+    assert manner_against_fact(manner, other) is None
+    assert manner_against_fact(other, manner) is None
