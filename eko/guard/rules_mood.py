@@ -61,6 +61,20 @@ _EN_AUXILIARIES: dict[str, Mood] = {
 }  # fmt: skip
 # How far into an English question its main auxiliary may stand ("In what year did …").
 _EN_REACH = 4
+# "has" / "have" make a past only with a participle after them ("Has Google stopped …",
+# "Have you ever been …"); "Which has better exclusives?" is a present possession.
+_EN_PERFECT = frozenset({"has", "have", "hasn", "haven"})
+_EN_IRREGULAR_PARTICIPLES = frozenset(
+    {
+        "been", "done", "gone", "seen", "made", "had", "got", "gotten", "taken", "given",
+        "known", "found", "lost", "won", "left", "become", "come", "run", "begun", "bought",
+        "brought", "thought", "taught", "told", "said", "heard", "felt", "kept", "met", "paid",
+        "put", "read", "sent", "spent", "built", "stood", "understood", "written", "eaten",
+        "fallen", "forgotten", "grown", "held", "hit", "hurt", "let", "meant", "quit", "set",
+        "slept", "sold", "spoken", "stolen", "swum", "thrown", "worn", "driven", "flown",
+        "drunk", "sung", "broken", "chosen", "risen", "shown", "lived",
+    }
+)  # fmt: skip
 # The asker, or anyone in their place ("How long should you boil crab legs?").
 _ASKER = frozenset({"i", "we", "one", "you", "je", "j", "nous", "on", "tu", "vous"})
 # A present question that asks an opinion or an evaluation asks what an advice question asks
@@ -133,6 +147,10 @@ def _english_mood(words: list[str]) -> tuple[Mood, int] | None:
         after = words[index + 1 : index + 6]
         if word == "won" and after[:1] != ["t"]:
             return None  # "won" the verb
+        if word in _EN_PERFECT and not any(
+            w.endswith("ed") or w in _EN_IRREGULAR_PARTICIPLES for w in after[:4]
+        ):
+            return None  # a possession, not a perfect
         if mood == "present" and "going" in after and "to" in after:
             return "future", index  # "Is Netflix going to …"
         if word == "shall" and after[:1] and after[0] in _ASKER:

@@ -21,6 +21,8 @@ from eko.guard.rules_mood import manner_against_fact, mood, moods_differ
         ("Would you eat insects?", "wish"),
         ("Does Chile tax Tesla?", "present"),
         ("Why Tesla left Chile?", None),
+        # "has" without a participle is a possession, not a perfect.
+        ("Which has more range, Tesla or Rivian?", None),
         ("Tesla a-t-elle ouvert une usine au Chili ?", "past"),
         ("Le peso s'est-il effondré ?", "past"),
         ("Tesla va-t-elle ouvrir une usine au Chili ?", "future"),
