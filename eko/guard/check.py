@@ -30,7 +30,12 @@ from typing import Any
 
 from eko.guard.normalize import STOPWORDS, fold_words
 from eko.guard.rules import codes_swapped, is_deictic, order_swapped
-from eko.guard.rules_align import direction_reversed, initials_differ, spelled_numbers
+from eko.guard.rules_align import (
+    direction_reversed,
+    initials_differ,
+    spelled_numbers,
+    symbols_differ,
+)
 from eko.guard.rules_content import LEXICON, Lexicon, unaligned
 from eko.guard.rules_frames import FRAME_RULES, frame_failures
 from eko.guard.rules_mood import manner_against_fact, moods_differ
@@ -117,6 +122,13 @@ def false_hit_check(
     if "names" in rules and _swapped(only_q, only_s):
         failed.append("names")
         details["names"] = {"only_question": only_q, "only_stored": only_s}
+    # Words drop a name's closing symbol: "C++" against "C" or "C#" (rules_align.py).
+    symbols = (
+        symbols_differ(question, stored) if "names" in rules and "names" not in failed else None
+    )
+    if symbols is not None:
+        failed.append("names")
+        details["names"] = {"only_question": symbols[0], "only_stored": symbols[1]}
     # A code swap that is a number swap ("Python 2" / "Python 3") is reported once, as numbers.
     swapped_codes = (
         codes_swapped(question, stored) if "codes" in rules and "numbers" not in failed else None

@@ -13,6 +13,10 @@
   one, and each side has the other's word on the far side of it. Names or not, any case,
   French agreement folded ("plus grande" / "plus grand").
 
+- **symbols**: "C++" is not "C" nor "C#", "Notepad++" not "Notepad", an "A+" not an "A": a
+  name's closing symbol (++, +, #) that the other side writes otherwise or not at all. The
+  names rule reads words, which drop the symbols.
+
 Pure string work on folded words (eko/guard/normalize.py), like every rule of the check.
 """
 
@@ -195,4 +199,41 @@ def direction_reversed(question: str, stored: str) -> tuple[str, list[str]] | No
         before_s = {_stem(w) for w in ws[:is_]}
         if after_s in before_q and after_q in before_s:
             return marker, [after_q, after_s]
+    return None
+
+
+# --- a name's closing symbol ---
+
+# A word closed by ++, + or # ("C++", "C#", "Notepad++", "A+"), not inside a longer token.
+_SYMBOLIC = re.compile(r"(?<![\w+#])([^\W\d_][\w]*)(\+\+|\+|#)(?![\w+#])")
+
+
+def _symbols(text: str) -> dict[str, set[str]]:
+    """Each symbol-closed word's base (lower case) and the symbols it is written with."""
+    found: dict[str, set[str]] = {}
+    for base, symbol in _SYMBOLIC.findall(text):
+        found.setdefault(base.lower(), set()).add(symbol)
+    return found
+
+
+def _written_bare(text: str, base: str) -> bool:
+    """Whether `base` stands alone in `text` ("in C", not "C++" nor "C'est")."""
+    pattern = rf"(?<![\w+#]){re.escape(base)}(?![\w+#'’])"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def symbols_differ(question: str, stored: str) -> tuple[list[str], list[str]] | None:
+    """The name each side writes, when a symbol-closed name on one side is written with
+    another symbol or bare on the other: (["c++"], ["c"])."""
+    asked, kept = _symbols(question), _symbols(stored)
+    for base in sorted(asked.keys() | kept.keys()):
+        on_q, on_s = asked.get(base, set()), kept.get(base, set())
+        if on_q == on_s:
+            continue
+        if on_q and on_s:
+            return sorted(base + s for s in on_q), sorted(base + s for s in on_s)
+        bare_side, other = (stored, on_q) if on_q else (question, on_s)
+        if _written_bare(bare_side, base):
+            written = sorted(base + s for s in other)
+            return (written, [base]) if on_q else ([base], written)
     return None

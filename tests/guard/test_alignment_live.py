@@ -22,6 +22,7 @@ ENTRIES = {
     "Will Kotlin replace Java?": "Not soon: most Android code still mixes both.",
     "Le Kotlin va-t-il remplacer Java ?": "Pas de sitôt : beaucoup de code mêle les deux.",
     "How does garbage collection work in Kotlin?": "The JVM's collector does it.",
+    "How do I learn C++?": "Start with A Tour of C++.",
 }
 # (asked, the entry it must not get, the rule that refuses it)
 TRAPS = [
@@ -53,6 +54,8 @@ TRAPS = [
         "How does garbage collection work in Kotlin?",
         "yesno",
     ),
+    # A name's closing symbol (rules_align.symbols_differ).
+    ("How do I learn C?", "How do I learn C++?", "names"),
 ]
 PARAPHRASES = [
     ("Is red wine good for your health?", "Is red wine healthy?"),

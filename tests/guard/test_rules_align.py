@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from eko.guard.check import false_hit_check
-from eko.guard.rules_align import initials, spelled_numbers
+from eko.guard.rules_align import initials, spelled_numbers, symbols_differ
 from tests.guard.pair_checks import served_either_way
 
 NUMBERS_WORDS_EN = [
@@ -285,3 +285,32 @@ def test_initials_in_order() -> None:
     # Not a person's initials: a country, a degree.
     assert initials("Could the U.S. take over the world?") == ()
     assert initials("Can I study for a B.E or a B.Tech in Germany?") == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "stored", "expected"),
+    [
+        ("How do I debug C++ code?", "How do I debug C code?", (["c++"], ["c"])),
+        ("Is C# slower than Go?", "Is C++ slower than Go?", (["c#"], ["c++"])),
+        ("How do I update Notepad++?", "How do I update Notepad?", (["notepad++"], ["notepad"])),
+        ("Comment déboguer du C ?", "Comment déboguer du C# ?", (["c"], ["c#"])),
+    ],
+)
+def test_a_name_closed_by_another_symbol_is_another_name(
+    question: str, stored: str, expected: tuple[list[str], list[str]]
+) -> None:
+    assert symbols_differ(question, stored) == expected
+    result = false_hit_check(question, stored)
+    assert "names" in result.failed
+
+
+@pytest.mark.parametrize(
+    ("question", "stored"),
+    [
+        ("How do I debug C++ code?", "What is the best way to debug C++ code?"),
+        ("How do I get an A+ in a physics class?", "How do I get A+ in physics class?"),
+        ("C'est quoi un pointeur en C ?", "Que sont les pointeurs en C ?"),
+    ],
+)
+def test_the_same_symbol_or_none_passes(question: str, stored: str) -> None:
+    assert symbols_differ(question, stored) is None
