@@ -212,6 +212,8 @@ def _symbols(text: str) -> dict[str, set[str]]:
     """Each symbol-closed word's base (lower case) and the symbols it is written with."""
     found: dict[str, set[str]] = {}
     for base, symbol in _SYMBOLIC.findall(text):
+        if symbol == "+" and not base[0].isupper():
+            continue  # "a billion+", "5+ years": more than, not a name
         found.setdefault(base.lower(), set()).add(symbol)
     return found
 

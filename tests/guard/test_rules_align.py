@@ -310,6 +310,8 @@ def test_a_name_closed_by_another_symbol_is_another_name(
         ("How do I debug C++ code?", "What is the best way to debug C++ code?"),
         ("How do I get an A+ in a physics class?", "How do I get A+ in physics class?"),
         ("C'est quoi un pointeur en C ?", "Que sont les pointeurs en C ?"),
+        # A plus after a common word means "more than".
+        ("How do I turn a million into a billion+?", "How do I turn a million into a billion?"),
     ],
 )
 def test_the_same_symbol_or_none_passes(question: str, stored: str) -> None:
