@@ -47,14 +47,24 @@ _SHARED = _FRENCH & _ENGLISH
 _ELISION = re.compile(r"\b(?:l|d|qu|c|j|n|s|m|t|jusqu|lorsqu|puisqu)['’]\w", re.IGNORECASE)
 _FRENCH_LETTERS = frozenset("éèêàùâîôûçœëïü")
 _WORD = re.compile(r"[^\W\d_]+")
+_ACRONYM = re.compile(r"\b[A-Z]{2,3}\b")  # longer: a shouted word ("WHAT")
+
+
+def _without_acronyms(text: str) -> str:
+    """The text without its acronyms, in a text that has lower case too: "AI", "CS", "OS" are
+    names, not the French "ai" or the English "os" ("Is AI replacing programmers?")."""
+    if not any(c.islower() for c in text):
+        return text
+    return _ACRONYM.sub(" ", text)
 
 
 def detect_language(text: str) -> Language:
     """ "fr", "en" or "und" (no clear signal) for a question, from its function words."""
-    lowered = unicodedata.normalize("NFKC", text).casefold()
+    normalized = unicodedata.normalize("NFKC", text)
+    lowered = normalized.casefold()
     french = len(_ELISION.findall(lowered)) + sum(c in _FRENCH_LETTERS for c in lowered)
     english = len(re.findall(r"n't\b|'s\b|'re\b|'ll\b|'ve\b|'m\b", lowered))
-    for word in _WORD.findall(strip_accents(lowered)):
+    for word in _WORD.findall(strip_accents(_without_acronyms(normalized)).casefold()):
         if word in _SHARED:
             continue
         french += word in _FRENCH

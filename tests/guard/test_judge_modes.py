@@ -150,6 +150,10 @@ def test_modes_use_the_calibrated_values_and_the_operator_overrides() -> None:
         ("How do I reset my password?", "en"),
         ("What's the capital of Australia?", "en"),
         ("Why is the sky blue?", "en"),
+        # An acronym is a name, not the French "ai" / "as".
+        ("Is AI replacing programmers?", "en"),
+        ("Has AS Roma won the league?", "en"),
+        ("L'IA AI remplace-t-elle les programmeurs ?", "fr"),
         ("Kubernetes", "und"),
         ("ok", "und"),
     ],
