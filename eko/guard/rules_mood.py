@@ -27,6 +27,7 @@ Chosen on the dev families and the QQP dev split only (docs/benchmarks.md).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import pairwise
 from typing import Literal
 
@@ -90,8 +91,11 @@ _EVALUATIVE = frozenset(
 _CONDITION = re.compile(r"^\s*(?:if|when|suppose|supposing|imagine|si|quand)\b[^,]*,\s*", re.I)
 
 _FR_ABILITY = frozenset(
-    {"peut", "peux", "puis", "pouvons", "pouvez", "peuvent", "pourrait", "pourrais", "pourraient"}
-)
+    {
+        "peut", "peux", "puis", "pouvons", "pouvez", "peuvent", "pourrait", "pourrais",
+        "pourraient", "pourrions", "pourriez",
+    }
+)  # fmt: skip
 _FR_ADVICE = frozenset(
     {
         "devrait", "devrais", "devraient", "devrions", "devriez", "doit", "dois", "doivent",
@@ -126,7 +130,7 @@ _FR_BE_VERBS = re.compile(
 _FR_INFINITIVE = re.compile(r"(?:er|ir|re|oir)$")
 # The conditional ("visiterais-tu", "aimerait"), but not what only ends like it.
 _FR_CONDITIONAL = re.compile(r"r(?:ais|ait|ions|iez|aient)$")
-_FR_NOT_CONDITIONAL = frozenset({"marais", "pourrais", "pourrait", "pourraient", "pourrions"})
+_FR_NOT_CONDITIONAL = frozenset({"marais"})
 
 
 def _words(text: str) -> list[str]:
@@ -206,6 +210,9 @@ def _main_clause(text: str) -> str:
     return _CONDITION.sub("", text, count=1)
 
 
+# The check reads the asked question once per candidate, and stored questions recur across
+# lookups: the reading (a language guess and a few regexes) is kept for the texts seen last.
+@lru_cache(maxsize=4096)
 def mood(text: str) -> Mood | None:
     """The question's time and mood, or None when nothing marks it."""
     text = _main_clause(text)
@@ -277,8 +284,7 @@ def manner_against_fact(question: str, stored: str) -> tuple[list[str], list[str
     for asked, other, flip in ((question, stored, False), (stored, question, True)):
         if not asks_manner(asked) or asks_manner(other) or mood(asked) not in (None, "present"):
             continue  # "How can green tea help …?" asks about an ability
-        main = _main_clause(other)
-        if mood(main) != "present" or not is_yes_no(main):
+        if mood(other) != "present" or not is_yes_no(_main_clause(other)):
             continue
         yes_no, manner = set(fold_words(other)), set(fold_words(asked))
         if _A_WAY & yes_no or {"how", "comment"} & yes_no or _KNOWING & manner:
