@@ -186,12 +186,9 @@ class ContextRecall:
             # this search can return (older than the recent window) is indexed first.
             if settings.memory_recall_catch_up > 0:
                 stats["turns_indexed"] = await self._catch_up(session, room_id, before_seq, stats)
-            return [
-                await self._turns.search(
-                    session, room_id=room_id, vector=vector, before_seq=before_seq, k=k
-                )
-                for vector in vectors
-            ]
+            return await self._turns.search(
+                session, room_id=room_id, vectors=vectors, before_seq=before_seq, k=k
+            )
         except EmbeddingError as exc:  # words alone still recall
             log.warning("memory.turns.embed_failed", room_id=room_id, error=str(exc))
             stats["turn_index_error"] = str(exc)[:300]

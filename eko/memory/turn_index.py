@@ -133,31 +133,32 @@ class TurnIndex:
         session: AsyncSession,
         *,
         room_id: str,
-        vector: np.ndarray,
+        vectors: Sequence[np.ndarray],
         before_seq: int | None,
         k: int,
-    ) -> list[DenseHit]:
-        """The k turns nearest to `vector` among the room's messages before `before_seq`."""
+    ) -> list[list[DenseHit]]:
+        """For each of `vectors`, the k turns nearest to it among the room's messages before
+        `before_seq`: one pass over the room's vectors and one look-up of the hits' seqs."""
         # Newer turns (the recent window) are already in the context: ask for a few more.
-        hits = await self._vectors.search(
+        found = await self._vectors.search_each(
             session,
             collection=COLLECTION,
             model=self._embedder.name,
             keys=[room_key(room_id)],
-            query=vector,
+            queries=vectors,
             k=k * 2,
         )
-        if not hits:
-            return []
-        seq_of = await seqs_of_messages(
-            session, room_id=room_id, message_ids=[hit.item_id for hit in hits]
-        )
-        found = [
-            DenseHit(seq=seq_of[hit.item_id], message_id=hit.item_id, score=hit.score)
-            for hit in hits
-            if hit.item_id in seq_of and (before_seq is None or seq_of[hit.item_id] < before_seq)
+        ids = [hit.item_id for hits in found for hit in hits]
+        seq_of = await seqs_of_messages(session, room_id=room_id, message_ids=ids) if ids else {}
+        return [
+            [
+                DenseHit(seq=seq_of[hit.item_id], message_id=hit.item_id, score=hit.score)
+                for hit in hits
+                if hit.item_id in seq_of
+                and (before_seq is None or seq_of[hit.item_id] < before_seq)
+            ][:k]
+            for hits in found
         ]
-        return found[:k]
 
     async def look(
         self,

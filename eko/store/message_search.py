@@ -113,7 +113,7 @@ async def search_messages(
         )
         # bm25() is lower for better matches.
         return [MessageHit(row[0], row[1], -float(row[2])) for row in rows]
-    return await _search_postgres(session, room_id, words, limit, bound, after, from_seq)
+    return await _search_postgres(session, room_id, words, limit, before_seq, after, from_seq)
 
 
 def count_limit(cap: int) -> int:
@@ -131,26 +131,32 @@ async def _search_postgres(
     room_id: str,
     words: list[str],
     limit: int,
-    bound: int,
+    before_seq: int | None,
     after: str,
     from_seq: int | None,
 ) -> list[MessageHit]:
     """Ranked by BM25 as FTS5 ranks: PostgreSQL's own ranks (ts_rank, ts_rank_cd) weigh every
     word alike, so a common word ("dance" in a dancer's room) outranked a rare one.
 
-    First the room's size (one index seek), then each word's document frequency in the room,
-    counted up to COMMON_SHARE of it (one round trip, each count an index scan that stops
-    there). Words that common add little
-    to BM25 and match most of the room: only turns holding a rarer word are ranked (when
-    every word is common, all are searched). Each ranked turn scores the IDF of the words it
+    First the room's size (the seq searched before, when given; else one index seek), then
+    each word's document frequency in the room, counted up to COMMON_SHARE of it (one round
+    trip, each count an index scan that stops there). Words that common add little to BM25
+    and match most of the room: only turns holding a rarer word are ranked (when every word
+    is common, all are searched). Each ranked turn scores the IDF of the words it
     holds, with BM25's length normalisation against the matches' average length (a word
     counts once per turn: turns are short)."""
-    size_row = await session.execute(
-        text("SELECT seq FROM message_fts WHERE room_id = :room ORDER BY seq DESC LIMIT 1"),
-        {"room": room_id},
-    )
     # Seqs count the room's messages (a deleted one leaves a gap: a logarithm barely moves).
-    size = max(1, int(size_row.scalar() or 0))
+    # A message's context searches before its own seq: that is the size, without a round trip
+    # (once per query text: a question with sub-queries searched it four times).
+    if before_seq is None:
+        size_row = await session.execute(
+            text("SELECT seq FROM message_fts WHERE room_id = :room ORDER BY seq DESC LIMIT 1"),
+            {"room": room_id},
+        )
+        size = max(1, int(size_row.scalar() or 0))
+    else:
+        size = max(1, before_seq - 1)
+    bound = before_seq if before_seq is not None else 2**62
     cap = max(COMMON_MIN, int(size * COMMON_SHARE))
     counts = await session.execute(
         text(

@@ -85,7 +85,7 @@ async def _assert_indexed_once(kit: MemoryKit, room: Room, embedder: HashEmbedde
         # (whose vector holds them too).
         index = TurnIndex(vectors=kit.vectors, embedder=embedder, assistant_name="Eko")
         query = (await embedder.embed(["Alice: Message number 7 about topic 7."]))[0]
-        hits = await index.search(session, room_id=room.id, vector=query, before_seq=None, k=1)
+        [hits] = await index.search(session, room_id=room.id, vectors=[query], before_seq=None, k=1)
         assert [hit.seq for hit in hits] in ([15], [16])
 
 

@@ -195,8 +195,8 @@ async def test_a_reply_is_embedded_after_what_it_answers_within_one_sitting(
         stored = await stored_turn_texts(session)
         # "Yes, every weekend!" shares no word with the question; what it answers does.
         question = (await embedder.embed(["Does Bob still paint?"]))[0]
-        hits = await kit.memory.context.turns.search(
-            session, room_id=room.id, vector=question, before_seq=None, k=1
+        [hits] = await kit.memory.context.turns.search(
+            session, room_id=room.id, vectors=[question], before_seq=None, k=1
         )
     assert "Alice: Do you still paint?" in stored  # the first turn: nothing before it
     assert "Alice: Do you still paint?\nBob: Yes, every weekend!" in stored

@@ -93,6 +93,36 @@ async def test_top_k_equals_brute_force_and_the_database_backend(database: Datab
     assert index.rows == 200  # only the searched keys were loaded
 
 
+async def test_several_queries_in_one_pass_equal_one_search_each(database: Database) -> None:
+    # The memory node asks for the question's neighbours and each sub-query's in one call.
+    rng = np.random.default_rng(4)
+    vectors = unit(rng, 120)
+    ids = [f"e{i}" for i in range(120)]
+    index = memory_index(database)
+    for n, key in enumerate(KEYS):
+        await put(database, index, ids[n * 40 : (n + 1) * 40], vectors[n * 40 : (n + 1) * 40], key)
+    queries = list(unit(rng, 3))
+    for backend in (index, index.inner):
+        async with database.session() as session:
+            each = await backend.search_each(
+                session,
+                collection="guard",
+                model="m",
+                keys=["shared", "user:1"],
+                queries=queries,
+                k=4,
+            )
+        alone = [await search(database, backend, query, k=4) for query in queries]
+        assert [[h.item_id for h in hits] for hits in each] == [
+            [h.item_id for h in hits] for hits in alone
+        ]
+        assert [[h.item_id for h in hits] for hits in each] == [
+            brute_force(vectors, ids, [KEYS[i // 40] for i in range(120)], query, 4)
+            for query in queries
+        ]
+        assert each[0] != each[1]
+
+
 async def test_writes_deletes_and_rollbacks_stay_in_step(database: Database) -> None:
     rng = np.random.default_rng(4)
     index = memory_index(database)

@@ -8,7 +8,8 @@ its own index in step with that table:
 - PgVectorIndex (vectors.pg): a pgvector HNSW index per dimension on PostgreSQL;
 - MemoryVectorIndex (vectors.memory): chosen collections held in memory in front of another.
 
-Imports point one way: backends -> base -> rows; build.py (the factory) imports the backends.
+Imports point one way: backends -> base -> rows, hits; build.py (the factory) imports the
+backends.
 
 Rules every backend keeps: a search compares only rows of the query's model and dimension
 (vector spaces never mix), and only rows whose visibility `key` is one of the given keys.
@@ -29,6 +30,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.store.models import Embedding
+from eko.store.vectors.hits import VectorHit, hits_from_rows
 from eko.store.vectors.rows import WRITE_CHUNK, chunks, write_rows
 
 __all__ = [
@@ -50,14 +52,6 @@ __all__ = [
 # Same as eko.embed.Kind: store sits below embed and must not import it.
 Kind: TypeAlias = Literal["query", "passage"]
 SessionFactory: TypeAlias = Callable[[], AbstractAsyncContextManager[AsyncSession]]
-
-
-@dataclass(frozen=True, slots=True)
-class VectorHit:
-    item_id: str
-    score: float  # cosine similarity, 1 = same direction
-    key: str
-    embedding_id: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,9 +198,35 @@ class VectorIndex(abc.ABC):
             session, VectorQuery(collection, model, distinct, vector, k, min_score)
         )
 
+    async def search_each(
+        self,
+        session: AsyncSession,
+        *,
+        collection: str,
+        model: str,
+        keys: Sequence[str],
+        queries: Sequence[np.ndarray],
+        k: int,
+    ) -> list[list[VectorHit]]:
+        """search for each of `queries` in the same rows (the in-memory backend finds and
+        loads the partitions once for all of them)."""
+        vectors = [query_vector(query) for query in queries]
+        if not keys or k <= 0 or not vectors:
+            return [[] for _ in vectors]
+        distinct = tuple(dict.fromkeys(keys))
+        return await self.search_queries(
+            session, [VectorQuery(collection, model, distinct, vector, k) for vector in vectors]
+        )
+
     @abc.abstractmethod
     async def search_query(self, session: AsyncSession, query: VectorQuery) -> list[VectorHit]:
         """search, for a query it has checked: each backend's own search."""
+
+    async def search_queries(
+        self, session: AsyncSession, queries: Sequence[VectorQuery]
+    ) -> list[list[VectorHit]]:
+        """search_each, for queries it has checked (one collection, model and keys)."""
+        return [await self.search_query(session, query) for query in queries]
 
     async def delete(
         self, session: AsyncSession, *, collection: str, item_ids: Sequence[str]
@@ -351,17 +371,3 @@ def query_vector(query: np.ndarray) -> np.ndarray:
     if matrix.shape[0] != 1:
         raise ValueError(f"search takes one query vector, got {matrix.shape[0]}")
     return matrix[0]
-
-
-def hits_from_rows(
-    rows: Sequence[tuple[int, str, str, float]], min_score: float | None
-) -> list[VectorHit]:
-    """(id, item_id, key, cosine distance) rows → hits, best first, above min_score."""
-    hits = [
-        VectorHit(item_id=item_id, score=1.0 - float(distance), key=key, embedding_id=int(row_id))
-        for row_id, item_id, key, distance in rows
-    ]
-    hits.sort(key=lambda hit: (-hit.score, hit.embedding_id))
-    if min_score is not None:
-        hits = [hit for hit in hits if hit.score >= min_score]
-    return hits
