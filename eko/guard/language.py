@@ -44,6 +44,10 @@ _ENGLISH = _words(
 )
 # Words spelled the same in both: no signal ("a" is English or "il a", "on" both, …).
 _SHARED = _FRENCH & _ENGLISH
+# French function words that are also common English words: half a signal, so that one of them
+# alone still says French ("Car ?", "Non merci") but does not outweigh an English function
+# word ("Which car fits seven people?", "Is non-hierarchical gender possible?" were "und").
+_FRENCH_WEAK = frozenset({"car", "non", "son", "plus"})
 _ELISION = re.compile(r"\b(?:l|d|qu|c|j|n|s|m|t|jusqu|lorsqu|puisqu)['’]\w", re.IGNORECASE)
 _FRENCH_LETTERS = frozenset("éèêàùâîôûçœëïü")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -62,12 +66,13 @@ def detect_language(text: str) -> Language:
     """ "fr", "en" or "und" (no clear signal) for a question, from its function words."""
     normalized = unicodedata.normalize("NFKC", text)
     lowered = normalized.casefold()
-    french = len(_ELISION.findall(lowered)) + sum(c in _FRENCH_LETTERS for c in lowered)
+    french: float = len(_ELISION.findall(lowered)) + sum(c in _FRENCH_LETTERS for c in lowered)
     english = len(re.findall(r"n't\b|'s\b|'re\b|'ll\b|'ve\b|'m\b", lowered))
     for word in _WORD.findall(strip_accents(_without_acronyms(normalized)).casefold()):
         if word in _SHARED:
             continue
-        french += word in _FRENCH
+        if word in _FRENCH:
+            french += 0.5 if word in _FRENCH_WEAK else 1
         english += word in _ENGLISH
     if french == english:
         return "und"

@@ -154,6 +154,13 @@ def test_modes_use_the_calibrated_values_and_the_operator_overrides() -> None:
         ("Is AI replacing programmers?", "en"),
         ("Has AS Roma won the league?", "en"),
         ("L'IA AI remplace-t-elle les programmeurs ?", "fr"),
+        # French words that are English words too count half: an English one outweighs them,
+        # and alone they still say French.
+        ("Which car fits seven people?", "en"),
+        ("Is non-hierarchical gender possible?", "en"),
+        ("Car ?", "fr"),
+        ("Non, merci.", "fr"),
+        ("Son chat est plus grand que le mien ?", "fr"),
         ("Kubernetes", "und"),
         ("ok", "und"),
     ],
