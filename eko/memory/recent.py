@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
 
 from eko.memory.budget import BudgetRule
 from eko.memory.context_parts import EMPTY_RECENT, RecentPart
@@ -23,6 +24,10 @@ from eko.store.models import Message, User
 
 # Messages read per wanted turn (a message, its answer, and room for a lobby's chatter).
 MESSAGES_PER_TURN = 3
+# The keys of a message's metadata that readers of the window use (the chat engine's continuity:
+# the previous turn's intent, mode and intro target). Only these are read: a reply's whole
+# metadata (~5 KB of JSON: plan, nodes, timings) was decoded for ~15 replies a message.
+META_KEYS = ("intent", "mode", "smalltalk_target_key")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +38,9 @@ class RecentWindow:
     # Display names of the senders (several people speak in a lobby).
     names: Mapping[int, str] = field(default_factory=dict)
     part: RecentPart = EMPTY_RECENT
+    # By message id: its metadata's META_KEYS that are set. The messages' own `meta` is not
+    # loaded (reading it raises).
+    meta: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def messages(self) -> list[Message]:
@@ -88,17 +96,36 @@ class RecentReader:
         wanted = self.turns_for(room_kind)
         if wanted <= 0 or self.max_chars <= 0 or (before_seq is not None and before_seq <= 1):
             return EMPTY_WINDOW
-        query = select(Message).where(Message.room_id == room_id)
+        query = (
+            select(Message, *(Message.meta[key].as_string() for key in META_KEYS))
+            .options(defer(Message.meta, raiseload=True))
+            .where(Message.room_id == room_id)
+        )
         if before_seq is not None:
             query = query.where(Message.seq < before_seq)
-        rows = await session.execute(
-            query.order_by(Message.seq.desc()).limit(wanted * MESSAGES_PER_TURN)
-        )
-        messages = list(reversed(rows.scalars().all()))
+        rows = (
+            await session.execute(
+                query.order_by(Message.seq.desc()).limit(wanted * MESSAGES_PER_TURN)
+            )
+        ).all()
+        messages = [row[0] for row in reversed(rows)]
+        meta = {
+            row[0].id: {
+                key: value
+                for key, value in zip(META_KEYS, row[1:], strict=True)
+                if value is not None
+            }
+            for row in rows
+        }
         names = await sender_names(session, messages, known=known_names)
-        return self.fit(group_turns(messages)[-wanted:], names)
+        return self.fit(group_turns(messages)[-wanted:], names, meta)
 
-    def fit(self, turns: Sequence[ConversationTurn], names: Mapping[int, str]) -> RecentWindow:
+    def fit(
+        self,
+        turns: Sequence[ConversationTurn],
+        names: Mapping[int, str],
+        meta: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> RecentWindow:
         """The newest turns whose rendering fits `max_chars` (the newest always kept)."""
         style = self.style()
         kept: list[ConversationTurn] = []
@@ -119,7 +146,7 @@ class RecentReader:
             char_start=kept[0].char_start,
             text=text,
         )
-        return RecentWindow(turns=tuple(kept), names=names, part=part)
+        return RecentWindow(turns=tuple(kept), names=names, part=part, meta=meta or {})
 
     def newest(
         self, window: RecentWindow, max_chars: int, size: Callable[[Message], int]
@@ -134,7 +161,7 @@ class RecentReader:
             kept, used = kept + 1, used + turn_size
         if kept == len(window.turns):
             return window
-        return self.fit(window.turns[-kept:], window.names)
+        return self.fit(window.turns[-kept:], window.names, window.meta)
 
     def style(self) -> TurnStyle:
         return TurnStyle(mode="context", assistant_label=f"Assistant ({self.assistant_name})")

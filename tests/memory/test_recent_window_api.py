@@ -14,10 +14,11 @@ import json
 from typing import Any
 
 import pytest
+from sqlalchemy.exc import SQLAlchemyError
 
 from eko.llm.providers import FunctionModel
 from eko.llm.types import ProviderRequest
-from eko.memory.recent import RecentReader, RecentWindow
+from eko.memory.recent import META_KEYS, RecentReader, RecentWindow
 from eko.store import users as user_repo
 from tests.api.conftest import Harness, HarnessFactory
 
@@ -115,3 +116,39 @@ async def test_the_window_is_read_once_per_message(
             assert sent.status_code == 201, sent.text
             assert sent.json()["assistant_message"]["content"] == "Noté."
     assert reads == [room, room, room]
+
+
+async def test_the_window_reads_only_the_metadata_its_readers_use(
+    make_harness: HarnessFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reply's metadata is ~5 KB of JSON (plan, nodes, timings): the window reads only the
+    continuity keys (META_KEYS) in SQL, and a message's `meta` it holds cannot be read by
+    mistake. The writer's next turn still knows the previous reply's intent and mode."""
+    windows: list[RecentWindow] = []
+    original = RecentReader.read
+
+    async def keeping(self: RecentReader, session: Any, **kwargs: Any) -> RecentWindow:
+        window = await original(self, session, **kwargs)
+        windows.append(window)
+        return window
+
+    monkeypatch.setattr(RecentReader, "read", keeping)
+    async with make_harness(providers=[FunctionModel(scripted)]) as h:
+        _, headers = await h.user("bob")
+        room = await h.direct_room(headers)
+        replies = []
+        for text in ("Bonjour !", "Quelle est la capitale du Pérou ?"):
+            sent = await h.client.post(
+                f"/v1/rooms/{room}/messages", headers=headers, json={"content": text}
+            )
+            assert sent.status_code == 201, sent.text
+            replies.append(sent.json()["assistant_message"])
+    last = windows[-1]
+    reply = replies[0]
+    assert reply["metadata"]["intent"] and reply["metadata"]["mode"]
+    assert dict(last.meta[reply["id"]]) == {
+        key: reply["metadata"][key] for key in META_KEYS if reply["metadata"].get(key)
+    }
+    held = next(message for message in last.messages if message.id == reply["id"])
+    with pytest.raises(SQLAlchemyError):  # not loaded: never a silent partial dict
+        _ = held.meta

@@ -29,7 +29,7 @@ from eko.chat.engine.quota import QuotaStatus
 from eko.chat.pipeline import Turn
 from eko.config import Settings
 from eko.llm.caller_format import render_tool_calls
-from eko.memory.recent import RecentReader, RecentWindow, sender_names
+from eko.memory.recent import META_KEYS, RecentReader, RecentWindow, sender_names
 from eko.store import chat_profile
 from eko.store import messages as message_repo
 from eko.store.chat_models import DocScope, UserFact
@@ -333,14 +333,16 @@ async def history_of(
     session: AsyncSession, window: RecentWindow, message: Message
 ) -> list[HistoryItem]:
     """The recent window's messages and the message being answered, chronological."""
-    rows = [*window.messages, message]
     names = dict(window.names)
     if message.sender_id is not None and message.sender_id not in names:
         names.update(await sender_names(session, [message]))
-    return [_history_item(row, names) for row in rows]
+    return [
+        *(_history_item(row, names, dict(window.meta.get(row.id, {}))) for row in window.messages),
+        _history_item(message, names, _turn_meta(message)),
+    ]
 
 
-def _history_item(row: Message, names: Mapping[int, str]) -> HistoryItem:
+def _history_item(row: Message, names: Mapping[int, str], meta: dict[str, Any]) -> HistoryItem:
     return HistoryItem(
         message_id=row.id,
         seq=row.seq,
@@ -350,7 +352,7 @@ def _history_item(row: Message, names: Mapping[int, str]) -> HistoryItem:
         sent_at=_iso(row.created_at),
         sender_id=row.sender_id,
         name=names.get(row.sender_id) if row.sender_id is not None else None,
-        meta=_turn_meta(row),
+        meta=meta,
     )
 
 
@@ -363,13 +365,13 @@ async def load_history(
         session, room_id=room_id, limit=limit, up_to_seq=up_to_seq
     )
     names = await sender_names(session, rows)
-    return [_history_item(row, names) for row in rows]
+    return [_history_item(row, names, _turn_meta(row)) for row in rows]
 
 
 def _turn_meta(row: Message) -> dict[str, Any]:
-    # Only what continuity needs: the previous turn's intent, mode and intro target.
+    # Only what continuity needs (the recent window reads no more than these).
     meta = row.meta or {}
-    return {key: meta[key] for key in ("intent", "mode", "smalltalk_target_key") if key in meta}
+    return {key: meta[key] for key in META_KEYS if key in meta}
 
 
 def _apply_fact_profile(profile: dict[str, Any], known: dict[str, Any]) -> None:
