@@ -262,6 +262,8 @@ def build_services(
             engine.paywall,
             MemoryGuardStage(conversation_guard),
         ],
+        # The context loader's reads share the session that reads the turn's window.
+        readers=[engine.loader],
         local_line=LocalLine(
             lambda: getattr(runtime.answering_provider(), "gate", None),
             max_queue=settings.local_max_queue,

@@ -56,6 +56,7 @@ class Answerer:
         settings: Settings,
         worker_id: str,
         short_circuits: Sequence[ShortCircuit] = (),
+        readers: Sequence[ReadsAhead] = (),
         after_reply: AfterReplyJobs | None = None,
         jobs: JobQueue | None = None,
         events: EventBus | None = None,
@@ -66,6 +67,9 @@ class Answerer:
         self._settings = settings
         # In this order: the first short-circuit that returns a Draft answers.
         self.short_circuits = list(short_circuits)
+        # What the writer's path reads before the model (the context loader's user profile),
+        # read in the same session as the turn's window when no short-circuit will answer.
+        self._readers = list(readers)
         # After-reply hooks run as jobs (off the request path, keyed by room, persisted).
         self.after_reply = after_reply
         self._jobs = jobs
@@ -291,6 +295,10 @@ class Answerer:
                     before_seq=turn.user_message.seq,
                     known_names={user.id: user.display_name} if user is not None else None,
                 )
+            if not answered:
+                for reader in self._readers:
+                    if reader.name not in read_ahead:
+                        read_ahead[reader.name] = await reader.read_ahead(session, turn)
         if user is None:  # deleted meanwhile: the stages read (and report) it themselves
             return replace(turn, recent=window, read_ahead=read_ahead)
         return replace(turn, user=user, user_current=True, recent=window, read_ahead=read_ahead)

@@ -16,7 +16,7 @@ import structlog
 
 from eko.chat.admission import LocalLine, Overloaded
 from eko.chat.answering import Answerer, reply_dedupe_key
-from eko.chat.pipeline import ShortCircuit, Turn, Writer
+from eko.chat.pipeline import ReadsAhead, ShortCircuit, Turn, Writer
 from eko.chat.storing import CountedAndOwed
 from eko.chat.streaming import LiveReplies, LiveReply, current_live, reset_live, with_live
 from eko.config import Settings
@@ -68,6 +68,7 @@ class ChatService:
         writer: Writer,
         settings: Settings,
         short_circuits: Sequence[ShortCircuit] = (),
+        readers: Sequence[ReadsAhead] = (),
         after_reply: AfterReplyJobs | None = None,
         jobs: JobQueue | None = None,
         events: EventBus | None = None,
@@ -91,6 +92,7 @@ class ChatService:
             settings=settings,
             worker_id=self.worker_id,
             short_circuits=short_circuits,
+            readers=readers,
             after_reply=after_reply,
             jobs=jobs,
             events=events,

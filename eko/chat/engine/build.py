@@ -43,6 +43,8 @@ class ChatEngineParts:
     writer: ResponseWriter
     # The writer's prompt for a message without any model call (eko bench context).
     preview: PromptPreview
+    # The context loader: the chat service reads its profile rows ahead (ReadsAhead).
+    loader: ContextLoader
 
     async def aclose(self) -> None:
         if self.web is not None:
@@ -115,4 +117,5 @@ def build_chat_engine(
         preview=PromptPreview(
             loader=loader, registry=registry, writer=writer, catalog=catalog, settings=settings
         ),
+        loader=loader,
     )

@@ -20,19 +20,22 @@ from datetime import datetime
 from typing import Any
 
 import structlog
-from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from eko.chat.engine.capabilities import AgentCatalog, CapabilityReport, compute_capabilities
 from eko.chat.engine.profile import REQUIRED_KEYS, DiscoveryGates
+from eko.chat.engine.profile_rows import (
+    DocScopeInfo,
+    FactItem,
+    ProfileRows,
+    read_profile_rows,
+)
 from eko.chat.engine.quota import QuotaStatus
 from eko.chat.pipeline import Turn
 from eko.config import Settings
 from eko.llm.caller_format import render_tool_calls
 from eko.memory.recent import META_KEYS, RecentReader, RecentWindow, sender_names
-from eko.store import chat_profile
 from eko.store import messages as message_repo
-from eko.store.chat_models import DocScope, UserFact
 from eko.store.db import Database
 from eko.store.models import Message, User
 
@@ -53,55 +56,6 @@ class HistoryItem:
 
     def to_block(self) -> dict[str, Any]:
         return {"role": self.role, "content": self.content, "sent_at": self.sent_at}
-
-
-@dataclass(frozen=True, slots=True)
-class FactItem:
-    fact_key: str
-    category: str
-    scope: str
-    value_type: str
-    value: Any
-    confidence: float
-    is_estimated: bool
-    source_ref: str | None
-    notes: str | None
-    updated_at: str
-
-    @classmethod
-    def of(cls, row: UserFact) -> FactItem:
-        return cls(
-            fact_key=row.fact_key,
-            category=row.category,
-            scope=row.scope,
-            value_type=row.value_type,
-            value=row.value,
-            confidence=float(row.confidence),
-            is_estimated=bool(row.is_estimated),
-            source_ref=row.source_ref,
-            notes=row.notes,
-            updated_at=_iso(row.updated_at),
-        )
-
-    def to_block(self) -> dict[str, Any]:
-        return {
-            "fact_key": self.fact_key,
-            "category": self.category,
-            "scope": self.scope,
-            "value_type": self.value_type,
-            "value": self.value,
-            "confidence": self.confidence,
-            "is_estimated": self.is_estimated,
-            "source_ref": self.source_ref,
-            "notes": self.notes,
-            "updated_at": self.updated_at,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class DocScopeInfo:
-    name: str
-    description: str
 
 
 @dataclass(slots=True)
@@ -214,6 +168,9 @@ class ChatContext:
 
 
 class ContextLoader:
+    # Its key in a turn's read_ahead (ReadsAhead, eko/chat/pipeline.py).
+    name = "context"
+
     def __init__(
         self,
         *,
@@ -228,7 +185,12 @@ class ContextLoader:
         # Reads the recent window when the turn does not carry it (the same rule as memory's).
         self._recent = recent or RecentReader.from_settings(settings)
 
+    async def read_ahead(self, session: AsyncSession, turn: Turn) -> ProfileRows:
+        """The loader's reads, in the session that reads the turn (eko/chat/answering.py)."""
+        return await read_profile_rows(session, user_id=turn.user.id, room_id=turn.room.id)
+
     async def load(self, turn: Turn) -> ChatContext:
+        ahead = turn.read_ahead.get(self.name)
         async with self._database.session() as session:
             # Read again unless the turn's is (the quota counted this message since login).
             user = (
@@ -238,19 +200,11 @@ class ContextLoader:
             )
             if user is None:
                 raise LookupError(f"user {turn.user.id} no longer exists")
-            facts = [
-                FactItem.of(row) for row in await chat_profile.list_facts(session, user_id=user.id)
-            ]
-            agents = [
-                a.agent_type
-                for a in await chat_profile.list_agents(session, user_id=user.id)
-                if a.active
-            ]
-            services = [
-                s.service
-                for s in await chat_profile.list_services(session, user_id=user.id)
-                if s.connected
-            ]
+            rows = (
+                ahead
+                if isinstance(ahead, ProfileRows)
+                else await read_profile_rows(session, user_id=user.id, room_id=turn.room.id)
+            )
             window = turn.recent
             if window is None:
                 window = await self._recent.read(
@@ -260,19 +214,8 @@ class ContextLoader:
                     before_seq=turn.user_message.seq,
                 )
             history = await history_of(session, window, turn.user_message)
-            # The shared scopes, and the room's own (it exists while the room has files).
-            scopes = await session.execute(
-                select(DocScope.name, DocScope.description, DocScope.room_id)
-                .where(or_(DocScope.room_id.is_(None), DocScope.room_id == turn.room.id))
-                .order_by(DocScope.name)
-            )
-            docs_scopes: list[DocScopeInfo] = []
-            own: DocScopeInfo | None = None
-            for name, description, room_id in scopes:
-                if room_id is None:
-                    docs_scopes.append(DocScopeInfo(name, description or ""))
-                else:
-                    own = DocScopeInfo(name, description or "")
+        facts, agents, services = rows.facts, rows.agents, rows.services
+        docs_scopes, own = rows.docs_scopes, rows.room_scope
         stored_settings = dict(user.settings or {})
         known = {fact.fact_key: fact.value for fact in facts}
         profile = {
