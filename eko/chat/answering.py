@@ -297,8 +297,7 @@ class Answerer:
                 )
             if not answered:
                 for reader in self._readers:
-                    if reader.name not in read_ahead:
-                        read_ahead[reader.name] = await reader.read_ahead(session, turn)
+                    read_ahead[reader.name] = await reader.read_ahead(session, turn)
         if user is None:  # deleted meanwhile: the stages read (and report) it themselves
             return replace(turn, recent=window, read_ahead=read_ahead)
         return replace(turn, user=user, user_current=True, recent=window, read_ahead=read_ahead)

@@ -143,29 +143,25 @@ class Partition:
         if not self._row_of or k <= 0:
             return []
         if self._centroids is None:
-            return self._best(None, self._matrix[: self._rows] @ query, k)
-        spans = [
-            (int(self._cell_start[c]), int(self._cell_start[c + 1]))
-            for c in ivf.probe(self._centroids, query, self.probes).tolist()
-        ]
-        spans.append((self._ordered, self._rows))
-        spans = [(start, end) for start, end in spans if end > start]
-        rows = np.concatenate([np.arange(start, end) for start, end in spans])
-        # Contiguous slices: views of the matrix, multiplied without a copy.
-        scores = np.concatenate([self._matrix[start:end] @ query for start, end in spans])
-        keep = self._alive[rows]
-        return self._best(rows[keep], scores[keep], k)
-
-    def _best(
-        self, rows: np.ndarray | None, scores: np.ndarray, k: int
-    ) -> list[tuple[float, int, str]]:
-        """The k best of `scores`, scored rows `rows` (None: rows 0, 1, 2, ...)."""
-        m = len(scores)
+            rows = np.arange(self._rows)
+            scores = self._matrix[: self._rows] @ query
+        else:
+            spans = [
+                (int(self._cell_start[c]), int(self._cell_start[c + 1]))
+                for c in ivf.probe(self._centroids, query, self.probes).tolist()
+            ]
+            spans.append((self._ordered, self._rows))
+            spans = [(start, end) for start, end in spans if end > start]
+            rows = np.concatenate([np.arange(start, end) for start, end in spans])
+            # Contiguous slices: views of the matrix, multiplied without a copy.
+            scores = np.concatenate([self._matrix[start:end] @ query for start, end in spans])
+            keep = self._alive[rows]
+            rows, scores = rows[keep], scores[keep]
+        m = len(rows)
         best = np.argpartition(-scores, k - 1)[:k] if k < m else np.arange(m)
-        at = best if rows is None else rows[best]
         return [
-            (float(scores[i]), int(self._embedding_ids[row]), self._item_ids[row])
-            for i, row in zip(best.tolist(), at.tolist(), strict=True)
+            (float(scores[i]), int(self._embedding_ids[rows[i]]), self._item_ids[rows[i]])
+            for i in best.tolist()
         ]
 
     def _compact(self) -> None:
